@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { errors } from '../errors';
+import { ResourceRegistry } from '../registry';
+import { apiVersionOf, ResourceType, Verb } from '../resource-type';
+
+type Operation = Record<string, unknown>;
+
+const queryParam = (name: string, type = 'string') => ({ name, in: 'query', schema: { type }, uniqueItems: true });
+const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, uniqueItems: true });
+
+/** Parameters of modifying requests; kubectl looks for fieldValidation to use server-side validation. */
+const WRITE_PARAMS = [queryParam('dryRun'), queryParam('fieldManager'), queryParam('fieldValidation')];
+const LIST_PARAMS = [
+  queryParam('allowWatchBookmarks', 'boolean'),
+  queryParam('continue'),
+  queryParam('fieldSelector'),
+  queryParam('labelSelector'),
+  queryParam('limit', 'integer'),
+  queryParam('resourceVersion'),
+  queryParam('resourceVersionMatch'),
+  queryParam('sendInitialEvents', 'boolean'),
+  queryParam('timeoutSeconds', 'integer'),
+  queryParam('watch', 'boolean'),
+];
+
+/**
+ * OpenAPI v3 documents generated from the registry: the root index and one document per
+ * group version, with each operation tagged by x-kubernetes-group-version-kind and
+ * x-kubernetes-action as kube publishes them (kubectl reads these).
+ */
+@Injectable()
+export class OpenApiService {
+  constructor(private readonly registry: ResourceRegistry) {}
+
+  root() {
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    for (const gv of this.groupVersions()) {
+      const key = gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`;
+      paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.hash(gv.group, gv.version)}` };
+    }
+    return { paths };
+  }
+
+  document(group: string, version: string) {
+    const entries = this.registry.resourcesOf(group, version);
+    if (!entries.length) throw errors.pathNotFound();
+    const paths: Record<string, Record<string, unknown>> = {};
+    const schemas: Record<string, unknown> = {};
+    for (const { type } of entries) {
+      const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
+      const scope = type.namespaced ? `${prefix}/namespaces/{namespace}/${type.plural}` : `${prefix}/${type.plural}`;
+      const scopeParams = type.namespaced ? [pathParam('namespace')] : [];
+      const ref = { $ref: `#/components/schemas/${schemaName(type)}` };
+      const listRef = { $ref: `#/components/schemas/${schemaName(type)}List` };
+      const has = (v: Verb) => type.verbs.includes(v);
+      const op = (action: string, verbHint: string, extra: Operation = {}): Operation => ({
+        description: `${action} ${type.kind}`,
+        operationId: `${verbHint}${type.kind}`,
+        'x-kubernetes-action': action,
+        'x-kubernetes-group-version-kind': { group, version, kind: type.kind },
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } },
+        ...extra,
+      });
+      const collection: Record<string, unknown> = { parameters: [...scopeParams, queryParam('pretty')] };
+      if (has('list')) collection.get = op('list', 'list', { parameters: LIST_PARAMS, responses: { '200': { description: 'OK', content: { 'application/json': { schema: listRef } } } } });
+      if (has('create')) collection.post = op('post', 'create', { parameters: WRITE_PARAMS, requestBody: { content: { '*/*': { schema: ref } }, required: true } });
+      if (has('deletecollection')) collection.delete = op('deletecollection', 'deleteCollection', { parameters: [...LIST_PARAMS, queryParam('dryRun')] });
+      paths[scope] = collection;
+
+      const item: Record<string, unknown> = { parameters: [pathParam('name'), ...scopeParams, queryParam('pretty')] };
+      if (has('get')) item.get = op('get', 'read');
+      if (has('update')) item.put = op('put', 'replace', { parameters: WRITE_PARAMS, requestBody: { content: { '*/*': { schema: ref } }, required: true } });
+      if (has('patch')) {
+        item.patch = op('patch', 'patch', {
+          parameters: [...WRITE_PARAMS, queryParam('force', 'boolean')],
+          requestBody: { content: { 'application/json-patch+json': { schema: { type: 'object' } }, 'application/merge-patch+json': { schema: { type: 'object' } } }, required: true },
+        });
+      }
+      if (has('delete')) item.delete = op('delete', 'delete', { parameters: [queryParam('dryRun'), queryParam('gracePeriodSeconds', 'integer'), queryParam('propagationPolicy')] });
+      paths[`${scope}/{name}`] = item;
+
+      schemas[schemaName(type)] = {
+        type: 'object',
+        description: `${type.kind} of ${apiVersionOf(type)}`,
+        'x-kubernetes-group-version-kind': [{ group, version, kind: type.kind }],
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
+      schemas[`${schemaName(type)}List`] = {
+        type: 'object',
+        'x-kubernetes-group-version-kind': [{ group, version, kind: type.listKind }],
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
+    }
+    return {
+      openapi: '3.0.0',
+      info: { title: 'platform-authz-apiserver', version: 'v1.32.0' },
+      paths,
+      components: { schemas },
+    };
+  }
+
+  private groupVersions(): Array<{ group: string; version: string }> {
+    const seen = new Map<string, { group: string; version: string }>();
+    for (const { type } of this.registry.all()) seen.set(`${type.group}/${type.version}`, { group: type.group, version: type.version });
+    return [...seen.values()];
+  }
+
+  private hash(group: string, version: string): string {
+    return createHash('sha512').update(JSON.stringify(this.document(group, version))).digest('hex').slice(0, 64).toUpperCase();
+  }
+}
+
+/** kube's schema names are the reversed-domain Go package path; ours follow that shape. */
+function schemaName(type: ResourceType): string {
+  const group = type.group || 'core';
+  return `io.platform.api.${group.split('.')[0]}.${type.version}.${type.kind}`;
+}

@@ -1,0 +1,12 @@
+import type { Request } from 'express';
+import type { UserInfo } from '../authentication/user-info';
+import type { RequestInfo } from './request-info';
+
+/** The express request as the pipeline enriches it: request info first, then the caller. */
+export interface ApiRequest extends Request {
+  requestInfo: RequestInfo;
+  /** Set by authentication; impersonation replaces it. */
+  userInfo?: UserInfo;
+  /** The raw request body, kept for codecs that need the exact bytes. */
+  rawBody?: Buffer;
+}

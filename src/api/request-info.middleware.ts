@@ -1,0 +1,13 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Response } from 'express';
+import { ApiRequest } from './request-context';
+import { resolveRequestInfo } from './request-info';
+
+/** First stage of the pipeline: what the request is about, for authorization and handlers. */
+@Injectable()
+export class RequestInfoMiddleware implements NestMiddleware {
+  use(req: ApiRequest, _res: Response, next: NextFunction): void {
+    req.requestInfo = resolveRequestInfo(req.method, req.originalUrl, req.query as Record<string, unknown>);
+    next();
+  }
+}

@@ -1,0 +1,31 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
+import { ResourceType } from '../resource-type';
+import { ChangeFeedService } from '../watch/change-feed.service';
+import { AdmissionChain } from './admission';
+import { ContinueTokenService } from './continue-token.service';
+import { GenericStorage } from './generic-storage';
+
+/** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (kube: about a minute). */
+export const BOOKMARK_INTERVAL_MS = Symbol('BOOKMARK_INTERVAL_MS');
+
+/** Builds the generic storage of a kind; feature modules call it when they register kinds. */
+@Injectable()
+export class GenericStorageFactory {
+  constructor(
+    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    private readonly admission: AdmissionChain,
+    private readonly feed: ChangeFeedService,
+    private readonly continueTokens: ContinueTokenService,
+    @Inject(BOOKMARK_INTERVAL_MS) private readonly bookmarkIntervalMs: number,
+  ) {}
+
+  create(type: ResourceType): GenericStorage {
+    return new GenericStorage(...this.argsFor(type));
+  }
+
+  /** The constructor arguments, for storages that extend the generic one. */
+  argsFor(type: ResourceType): ConstructorParameters<typeof GenericStorage> {
+    return [type, this.store, this.admission, { feed: this.feed, continueTokens: this.continueTokens, bookmarkIntervalMs: this.bookmarkIntervalMs }];
+  }
+}

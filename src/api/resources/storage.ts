@@ -1,0 +1,72 @@
+import { UserInfo } from '../../authentication/user-info';
+import { ResourceType, Verb } from '../resource-type';
+import { GroupResource, KubeList, KubeObject, Status } from '../types';
+import { WatchStream } from '../watch/watch-stream';
+
+/** Where a request points: the kind, and the namespace/name from the path. */
+export interface Target {
+  type: ResourceType;
+  groupResource: GroupResource;
+  /** '' for cluster-scoped kinds, and for lists across all namespaces. */
+  namespace: string;
+  name: string;
+}
+
+/** Options every write carries, parsed once from the query and body. */
+export interface WriteOptions {
+  user: UserInfo;
+  dryRun: boolean;
+  fieldManager?: string;
+}
+
+export interface ReadOptions {
+  user: UserInfo;
+  query: Record<string, unknown>;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  /** True when the write created the object (201), false when it changed one (200). */
+  created: boolean;
+}
+
+export interface DeleteResult {
+  /** What the response body is: the object (e.g. a Namespace) or a success Status. */
+  body: KubeObject | Status;
+  /** 200 when done, 202 when deletion continues in the background. */
+  code: 200 | 202;
+}
+
+/**
+ * The storage of one kind, as kube's rest.Storage: a kind serves exactly the verbs whose
+ * methods its storage has. Most kinds use the generic storage; special ones wrap it.
+ */
+export interface ResourceStorage {
+  get?(target: Target, opts: ReadOptions): Promise<KubeObject>;
+  list?(target: Target, opts: ReadOptions): Promise<KubeList>;
+  /** Checks the options, then opens the stream and sends events until it closes. */
+  watch?(target: Target, opts: ReadOptions, open: () => WatchStream): Promise<void>;
+  create?(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult>;
+  update?(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult>;
+  patch?(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult>;
+  delete?(target: Target, opts: DeleteOptions): Promise<DeleteResult>;
+  deleteCollection?(target: Target, opts: DeleteOptions & ReadOptions): Promise<Status>;
+}
+
+/** The storage method that serves each verb. */
+export const VERB_METHODS: Record<Verb, keyof ResourceStorage> = {
+  get: 'get',
+  list: 'list',
+  watch: 'watch',
+  create: 'create',
+  update: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deletecollection: 'deleteCollection',
+};

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { errors } from '../errors';
+import { RegisteredResource, ResourceRegistry } from '../registry';
+import { RequestInfo } from '../request-info';
+import { Verb } from '../resource-type';
+import { ResourceStorage, Target } from './storage';
+
+export interface ResolvedRequest {
+  entry: RegisteredResource;
+  target: Target;
+  /** True for a path that names one object, false for a collection. */
+  single: boolean;
+}
+
+/**
+ * Maps request info onto a registered kind and checks the path shape the way kube's
+ * installer routes: namespaced kinds live under namespaces/{ns} (plus a cluster-wide
+ * list path), cluster-scoped kinds never do, and a verb the storage lacks is 405.
+ */
+@Injectable()
+export class TargetResolver {
+  constructor(private readonly registry: ResourceRegistry) {}
+
+  resolve(info: RequestInfo): ResolvedRequest {
+    const group = info.apiPrefix === 'api' ? '' : info.apiGroup;
+    if (info.apiPrefix === 'api' && info.apiVersion !== 'v1') throw errors.pathNotFound();
+    const entry = this.registry.lookup(group, info.apiVersion, info.resource);
+    if (!entry) throw errors.pathNotFound();
+    const { type } = entry;
+    if (info.subresource || info.parts.length > 2) throw errors.pathNotFound();
+
+    const isNamespaceObject = !type.group && type.plural === 'namespaces';
+    const pathName = info.parts[1] ?? '';
+    // For /api/v1/namespaces/{name}, request info reports the name as namespace too.
+    const namespace = isNamespaceObject ? '' : info.namespace;
+    if (!type.namespaced && namespace) throw errors.pathNotFound();
+    const single = pathName !== '';
+    if (type.namespaced && !namespace && single) throw errors.pathNotFound();
+
+    const target: Target = {
+      type,
+      groupResource: { group: type.group, resource: type.plural },
+      namespace,
+      name: pathName,
+    };
+    return { entry, target, single };
+  }
+
+  /** The storage method for a verb, or 405 as kube answers for a verb the kind lacks. */
+  method<K extends keyof ResourceStorage>(resolved: ResolvedRequest, name: K, verb: Verb): NonNullable<ResourceStorage[K]> {
+    const fn = resolved.entry.storage[name];
+    if (!fn || !resolved.target.type.verbs.includes(verb)) throw errors.methodNotSupported(resolved.target.groupResource, verb);
+    // A namespaced kind's cluster-wide path serves only list and watch.
+    if (resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list') throw errors.methodNotAllowed();
+    return fn.bind(resolved.entry.storage) as NonNullable<ResourceStorage[K]>;
+  }
+}

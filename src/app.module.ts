@@ -1,0 +1,50 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ApiModule } from './api/api.module';
+import { RequestBodyMiddleware } from './api/request-body.middleware';
+import { RequestInfoMiddleware } from './api/request-info.middleware';
+import { StatusExceptionFilter } from './api/status.filter';
+import { AuthenticationMiddleware } from './authentication/authentication.middleware';
+import { AuthenticationModule } from './authentication/authentication.module';
+import { AuthorizationGuard } from './authorization/authorization.guard';
+import { AuthorizationModule } from './authorization/authorization.module';
+import { SERVER_OPTIONS, ServerOptions } from './config/options';
+import { CoreModule } from './core/core.module';
+import { HealthModule } from './health/health.module';
+import { RbacModule } from './rbac/rbac.module';
+import { StorageModule, StorageTestHooks } from './storage/storage.module';
+
+/** Everything the server consists of, wired for one set of options. */
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(options: ServerOptions, storageHooks: StorageTestHooks = {}): DynamicModule {
+    const optionsProvider = { provide: SERVER_OPTIONS, useValue: options };
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        StorageModule.forRoot(
+          { databaseUrl: options.databaseUrl, dataDir: options.dataDir, historyWindowSeconds: options.historyWindowSeconds },
+          storageHooks,
+        ),
+        ApiModule,
+        CoreModule,
+        RbacModule,
+        AuthenticationModule,
+        AuthorizationModule,
+        HealthModule,
+      ],
+      providers: [
+        optionsProvider,
+        { provide: APP_FILTER, useClass: StatusExceptionFilter },
+        { provide: APP_GUARD, useClass: AuthorizationGuard },
+      ],
+      exports: [optionsProvider],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    // Order matters: what the request is, who sends it, then (only for them) its body.
+    consumer.apply(RequestInfoMiddleware, AuthenticationMiddleware, RequestBodyMiddleware).forRoutes('*');
+  }
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Passport } from 'passport';
+import { errors } from '../api/errors';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { AuthenticationStrategy, TokenFileStrategy, X509Strategy } from './strategies';
+import { loadTokenFile } from './token-file';
+import { anonymousUser, UserInfo, withAuthenticatedGroup } from './user-info';
+
+type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
+
+/**
+ * The union of the configured authentication methods, as kube's union authenticator:
+ * the first method that accepts the request decides; if credentials were presented and
+ * none accepted them the request is 401; with none at all it is anonymous (when allowed).
+ */
+@Injectable()
+export class Authenticator {
+  private readonly passport = new Passport();
+  private readonly names: string[] = [];
+
+  constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {
+    this.use(new X509Strategy());
+    if (options.tokenAuthFile) this.use(new TokenFileStrategy(loadTokenFile(options.tokenAuthFile)));
+  }
+
+  private use(strategy: AuthenticationStrategy): void {
+    this.passport.use(strategy.name, strategy);
+    this.names.push(strategy.name);
+  }
+
+  async authenticate(req: Request, res: Response): Promise<UserInfo> {
+    let failure: string | undefined;
+    for (const name of this.names) {
+      const outcome = await this.run(name, req, res);
+      if (outcome.kind === 'success') {
+        // kube drops the credential once it has been used, so handlers never see it.
+        delete req.headers.authorization;
+        return withAuthenticatedGroup(outcome.user);
+      }
+      if (outcome.kind === 'fail') failure ??= outcome.message;
+    }
+    if (failure !== undefined) throw errors.unauthorized();
+    if (!this.options.anonymousAuth) throw errors.unauthorized();
+    return anonymousUser();
+  }
+
+  private run(name: string, req: Request, res: Response): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      const handler = this.passport.authenticate(name, { session: false }, (err: unknown, user: UserInfo | false, info: unknown) => {
+        if (err) return reject(err);
+        if (user) return resolve({ kind: 'success', user });
+        resolve({ kind: 'fail', message: typeof info === 'string' ? info : 'rejected' });
+      });
+      handler(req, res, () => resolve({ kind: 'pass' }));
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { errors, StatusError } from '../api/errors';
+import { IS_PUBLIC } from '../api/public.decorator';
+import { ApiRequest } from '../api/request-context';
+import { RequestInfo } from '../api/request-info';
+import { anonymousUser, UserInfo } from '../authentication/user-info';
+import { AuthorizationAttributes } from './authorizer';
+import { AuthorizerChain } from './authorizer-chain';
+
+export function attributesOf(info: RequestInfo, user: UserInfo): AuthorizationAttributes {
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+  };
+}
+
+/** kube's forbidden message for a denied request, plus the authorizer's reason. */
+export function forbiddenError(attrs: AuthorizationAttributes, reason?: string): StatusError {
+  const user = attrs.user.username;
+  const why = reason ? `: ${reason}` : '';
+  if (!attrs.isResourceRequest) return errors.forbidden('', `User "${user}" cannot ${attrs.verb} path "${attrs.path}"${why}`);
+  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+  const scope = attrs.namespace ? `in the namespace "${attrs.namespace}"` : 'at the cluster scope';
+  const message = `User "${user}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}" ${scope}${why}`;
+  return errors.forbiddenResource({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, message);
+}
+
+/** Third stage of the pipeline: deny by default; public endpoints opt out explicitly. */
+@Injectable()
+export class AuthorizationGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly chain: AuthorizerChain,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const req = context.switchToHttp().getRequest<ApiRequest>();
+    const attrs = attributesOf(req.requestInfo, req.userInfo ?? anonymousUser());
+    const result = await this.chain.authorize(attrs);
+    if (result.decision === 'Allow') return true;
+    throw forbiddenError(attrs, result.reason);
+  }
+}

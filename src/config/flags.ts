@@ -1,0 +1,121 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
+
+/** A bad command line: main prints the message and exits non-zero. */
+export class FlagError extends Error {}
+
+/** `--help`: main prints the text and exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly helpText: string) {
+    super('help requested');
+  }
+}
+
+export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'];
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`"${value}" is not an integer`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+/** kube-style booleans: `--flag`, `--flag=true`, `--flag=false`. */
+function bool(value: string | undefined): boolean {
+  if (value === undefined || value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new InvalidArgumentError(`"${value}" is not a boolean (true or false)`);
+}
+
+/** Go-style durations (`300ms`, `90s`, `5m`, `1h30m`) or plain seconds, in seconds. */
+export function parseDurationSeconds(value: string): number {
+  if (/^\d+$/.test(value)) return Number(value);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let consumed = 0;
+  for (const m of value.matchAll(re)) {
+    const n = Number(m[1]);
+    total += m[2] === 'ms' ? n / 1000 : m[2] === 's' ? n : m[2] === 'm' ? n * 60 : n * 3600;
+    consumed += m[0].length;
+  }
+  if (consumed !== value.length || consumed === 0) throw new InvalidArgumentError(`"${value}" is not a duration (e.g. 90s, 5m)`);
+  return total;
+}
+
+function modes(value: string): string[] {
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('at least one mode is required');
+  for (const mode of list) {
+    if (!SUPPORTED_AUTHORIZATION_MODES.includes(mode)) {
+      throw new InvalidArgumentError(`unknown authorization mode "${mode}"; supported modes: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')}`);
+    }
+  }
+  if (new Set(list).size !== list.length) throw new InvalidArgumentError('an authorization mode may be listed only once');
+  return list;
+}
+
+function program(): Command {
+  const d = defaultOptions();
+  return new Command('platform-authz-apiserver')
+    .description('A Kubernetes-compatible authorization API server')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+    .allowExcessArguments(false)
+    .addOption(new Option('--secure-port <port>', 'HTTPS port (0 = any free port)').argParser(integer(0, 65535)).default(d.securePort))
+    .addOption(new Option('--bind-address <ip>', 'address to listen on').default(d.bindAddress))
+    .addOption(new Option('--tls-cert-file <file>', 'serving certificate (PEM); generated into the data dir when unset'))
+    .addOption(new Option('--tls-private-key-file <file>', 'serving private key (PEM)'))
+    .addOption(new Option('--client-ca-file <file>', 'CAs whose client certificates authenticate callers'))
+    .addOption(new Option('--data-dir <dir>', 'certificates, admin kubeconfig and the embedded database').default(d.dataDir))
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL, else the embedded store)'))
+    .addOption(
+      new Option('--history-window <duration>', 'how long superseded versions are kept for watch and paging')
+        .argParser(parseDurationSeconds)
+        .default(d.historyWindowSeconds, '5m'),
+    )
+    .addOption(new Option('--token-auth-file <file>', 'static bearer tokens: CSV token,user,uid,"group1,group2"'))
+    .addOption(new Option('--anonymous-auth [bool]', 'requests without credentials run as system:anonymous').argParser(bool).default(true))
+    .addOption(
+      new Option('--authorization-mode <modes>', `ordered authorizers: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')}`)
+        .argParser(modes)
+        .default(d.authorizationModes, d.authorizationModes.join(',')),
+    )
+    .addOption(
+      new Option('--max-request-bytes <bytes>', 'largest request body accepted')
+        .argParser(integer(1024, 1024 * 1024 * 1024))
+        .default(DEFAULT_MAX_REQUEST_BYTES),
+    )
+    .addOption(new Option('--migrate-only', 'apply database migrations and exit'));
+}
+
+/** Parses kube-apiserver style flags into ServerOptions; throws FlagError or HelpRequested. */
+export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): ServerOptions {
+  const cmd = program();
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(cmd.helpInformation());
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) throw new FlagError(err.message.replace(/^error: /, ''));
+    throw err;
+  }
+  const o = cmd.opts();
+  if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  if (o.historyWindow <= 0) throw new FlagError('--history-window must be positive');
+  return defaultOptions({
+    securePort: o.securePort,
+    bindAddress: o.bindAddress,
+    tlsCertFile: o.tlsCertFile,
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile,
+    clientCaFile: o.clientCaFile,
+    dataDir: o.dataDir,
+    databaseUrl: o.databaseUrl ?? (env.DATABASE_URL || undefined),
+    historyWindowSeconds: o.historyWindow,
+    tokenAuthFile: o.tokenAuthFile,
+    anonymousAuth: o.anonymousAuth,
+    authorizationModes: o.authorizationMode,
+    maxRequestBodyBytes: o.maxRequestBytes,
+    migrateOnly: !!o.migrateOnly,
+  });
+}

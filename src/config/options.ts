@@ -1,0 +1,52 @@
+/** The server's settings after flags are parsed and checked. Names follow kube-apiserver's flags. */
+export interface ServerOptions {
+  /** --secure-port */
+  securePort: number;
+  /** --bind-address */
+  bindAddress: string;
+  /** --tls-cert-file / --tls-private-key-file; generated into the data dir when unset. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --client-ca-file: extra authorities for client certificates (the data dir CA is always trusted). */
+  clientCaFile?: string;
+  /** --data-dir, default ./data */
+  dataDir: string;
+  /** --database-url or DATABASE_URL; the embedded store when unset. */
+  databaseUrl?: string;
+  /** --history-window in seconds (default 300). */
+  historyWindowSeconds: number;
+  /** --token-auth-file */
+  tokenAuthFile?: string;
+  /** --anonymous-auth (default true) */
+  anonymousAuth: boolean;
+  /** --authorization-mode, in order. */
+  authorizationModes: string[];
+  /** --max-request-bytes: largest request body accepted (default 3 MiB, as kube). */
+  maxRequestBodyBytes: number;
+  /** --migrate-only: apply migrations and exit. */
+  migrateOnly: boolean;
+  /** Write <data-dir>/admin.kubeconfig once the port is known. */
+  writeAdminKubeconfig: boolean;
+  /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (not a flag; tests shorten it). */
+  bookmarkIntervalMs: number;
+}
+
+export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOptions {
+  return {
+    securePort: 6443,
+    bindAddress: '127.0.0.1',
+    dataDir: './data',
+    historyWindowSeconds: 300,
+    anonymousAuth: true,
+    authorizationModes: ['AlwaysAllow'],
+    maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,
+    migrateOnly: false,
+    writeAdminKubeconfig: true,
+    bookmarkIntervalMs: 60_000,
+    ...overrides,
+  };
+}
+
+export const SERVER_OPTIONS = Symbol('SERVER_OPTIONS');

@@ -1,0 +1,47 @@
+import { GenericStorage } from '../api/resources/generic-storage';
+import { DeleteOptions, DeleteResult, Target } from '../api/resources/storage';
+import { nowTimestamp } from '../api/resources/system-metadata';
+import { KubeObject } from '../api/types';
+import { ObjectStore, StaleRevisionError } from '../storage/object-store';
+import { storageResource } from '../api/registry';
+
+/**
+ * Namespace storage: the generic storage, except that DELETE of a namespace with
+ * spec.finalizers only marks it Terminating (deletionTimestamp set); the namespace
+ * controller empties it, removes its finalizer, and the namespace goes away.
+ */
+export class NamespaceStorage extends GenericStorage {
+  constructor(
+    generic: ConstructorParameters<typeof GenericStorage>,
+    private readonly objects: ObjectStore,
+  ) {
+    super(...generic);
+  }
+
+  override async delete(target: Target, opts: DeleteOptions): Promise<DeleteResult> {
+    for (let attempt = 0; ; attempt++) {
+      // Existence, preconditions and admission (system namespaces) first, without writing.
+      const checked = await super.delete(target, { ...opts, dryRun: true });
+      const current = await this.objects.get({ resource: storageResource(target.type), namespace: '', name: target.name });
+      if (!current) return checked;
+      const ns = current.object as KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
+      if (!ns.spec?.finalizers?.length && !ns.metadata.finalizers?.length) {
+        return opts.dryRun ? checked : super.delete(target, opts);
+      }
+      if (ns.metadata.deletionTimestamp) return { body: { apiVersion: 'v1', kind: 'Namespace', ...ns }, code: 200 };
+      const terminating = structuredClone(ns);
+      terminating.metadata.deletionTimestamp = nowTimestamp();
+      terminating.metadata.deletionGracePeriodSeconds = 0;
+      terminating.status = { ...(terminating.status ?? {}), phase: 'Terminating' };
+      if (opts.dryRun) return { body: { apiVersion: 'v1', kind: 'Namespace', ...terminating }, code: 200 };
+      try {
+        const stored = await this.objects.update(current.key, terminating, { revision: current.revision });
+        this.notifyWritten();
+        return { body: { apiVersion: 'v1', kind: 'Namespace', ...stored.object }, code: 200 };
+      } catch (err) {
+        if (err instanceof StaleRevisionError && attempt < 5) continue;
+        throw err;
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { FieldError, fieldErrors, FieldPath } from '../api/field-errors';
+import { ResourceStrategy, ResourceType } from '../api/resource-type';
+import { isPlainObject, KubeObject } from '../api/types';
+import { validateNamespaceName } from '../api/validation/names';
+import { validateFinalizerName } from '../api/validation/object-meta';
+import { checkShape, Shape, strList } from '../api/validation/shape';
+
+/** The core Namespace kind (v1), with kube's namespace strategy and validation. */
+
+/** The finalizer every namespace gets on create; a token, not a domain name. */
+export const FINALIZER_KUBERNETES = 'kubernetes';
+/** kube's immutable label carrying the namespace's name, which clients select on. */
+export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+
+export interface NamespaceSpec {
+  finalizers?: string[];
+}
+
+export interface NamespaceStatus {
+  phase?: 'Active' | 'Terminating';
+  conditions?: unknown[];
+}
+
+export interface Namespace extends KubeObject {
+  spec?: NamespaceSpec;
+  status?: NamespaceStatus;
+}
+
+/** Finalizer names kube accepts without a domain prefix. */
+const STANDARD_FINALIZERS = [FINALIZER_KUBERNETES, 'orphan', 'foregroundDeletion'];
+
+const namespaceShape: Shape = { object: { spec: { object: { finalizers: { array: 'string' } } } } };
+
+/** A spec finalizer is a qualified name and, without a '/', one of the standard names. */
+export function validateNamespaceFinalizer(name: string, path: FieldPath): FieldError[] {
+  const errs = validateFinalizerName(name, path);
+  if (!name.includes('/') && !STANDARD_FINALIZERS.includes(name)) {
+    errs.push(fieldErrors.invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+  }
+  return errs;
+}
+
+/** kube's ValidateNamespace without ObjectMeta (the generic storage checks that); errors name the list. */
+export function validateNamespace(ns: Namespace): FieldError[] {
+  const root = FieldPath.root('');
+  const typeErrs = checkShape(ns, namespaceShape, root);
+  if (typeErrs.length) return typeErrs;
+  const path = root.child('spec').child('finalizers');
+  return strList(ns.spec?.finalizers).flatMap((f) => validateNamespaceFinalizer(f, path));
+}
+
+/** kube keeps this label equal to the name on every write, whatever the client sent. */
+function setNameLabel(ns: Namespace): void {
+  const name = ns.metadata.name;
+  if (!name) return;
+  if (ns.metadata.labels === undefined || ns.metadata.labels === null) ns.metadata.labels = {};
+  if (isPlainObject(ns.metadata.labels)) ns.metadata.labels[LABEL_METADATA_NAME] = name;
+}
+
+/** Adds the kubernetes finalizer to what the client asked for; a wrongly typed spec is left for validation. */
+function ensureKubernetesFinalizer(ns: Namespace): void {
+  if (ns.spec === undefined || ns.spec === null) ns.spec = {};
+  if (!isPlainObject(ns.spec)) return;
+  const finalizers = ns.spec.finalizers;
+  if (finalizers === undefined || finalizers === null) ns.spec.finalizers = [FINALIZER_KUBERNETES];
+  else if (Array.isArray(finalizers) && !finalizers.includes(FINALIZER_KUBERNETES)) finalizers.push(FINALIZER_KUBERNETES);
+}
+
+/** Finalizers change only through the finalize subresource and status only through status. */
+function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
+  if (ns.spec === undefined || ns.spec === null) ns.spec = {};
+  if (isPlainObject(ns.spec)) {
+    if (old.spec?.finalizers !== undefined) ns.spec.finalizers = structuredClone(old.spec.finalizers);
+    else delete ns.spec.finalizers;
+  }
+  if (old.status !== undefined) ns.status = structuredClone(old.status);
+  else delete ns.status;
+}
+
+export const namespaceStrategy: ResourceStrategy<Namespace> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate(ns) {
+    ns.status = { phase: 'Active' };
+    ensureKubernetesFinalizer(ns);
+    setNameLabel(ns);
+  },
+  prepareForUpdate(ns, old) {
+    keepFinalizersAndStatus(ns, old);
+    setNameLabel(ns);
+  },
+  validate: (ns) => validateNamespace(ns),
+  validateUpdate: (ns) => validateNamespace(ns),
+};
+
+export const namespaceType: ResourceType<Namespace> = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  listKind: 'NamespaceList',
+  plural: 'namespaces',
+  singular: 'namespace',
+  shortNames: ['ns'],
+  namespaced: false,
+  // kube serves no deletecollection on namespaces.
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  deleteReturnsObject: true,
+  nameValidator: validateNamespaceName,
+  strategy: namespaceStrategy,
+};

@@ -1,0 +1,121 @@
+import { KubeObject } from '../api/types';
+
+/**
+ * The store the generic resource layer talks to: an MVCC log in the spirit of etcd.
+ *
+ * Revisions are one global, strictly increasing counter; each write gets the next
+ * revision and its row becomes the newest row of its key. Revisions travel as decimal
+ * strings (they are int8 in PostgreSQL and may pass 2^53 in theory).
+ */
+
+/** Identifies one object: `resource` is `<group>/<plural>` (`/namespaces` for core). */
+export interface ObjectKey {
+  resource: string;
+  namespace: string; // '' for cluster-scoped objects
+  name: string;
+}
+
+export interface StoredObject {
+  key: ObjectKey;
+  /** The revision of the write that produced this state = metadata.resourceVersion. */
+  revision: string;
+  /** The object with metadata.resourceVersion set to `revision`. */
+  object: KubeObject;
+}
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One row of the log: the basis for watch. For DELETED, `object` is the last state. */
+export interface Change {
+  type: ChangeType;
+  key: ObjectKey;
+  revision: string;
+  object: KubeObject;
+  /** The state before this change (absent for ADDED). */
+  previous?: KubeObject;
+}
+
+export interface ListOptions {
+  /** Restrict to one namespace; unset = all namespaces. */
+  namespace?: string;
+  /** Read the state as of this revision (from the log); unset = current state. */
+  atRevision?: string;
+  /** Start after this key (exclusive), ordered by (namespace, name). */
+  after?: { namespace: string; name: string };
+  /** At most this many items; unset = all. */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision this list reflects (the snapshot revision). */
+  revision: string;
+  /** More items follow the last one returned. */
+  hasMore: boolean;
+  /** How many items follow the last one returned (only when hasMore). */
+  remaining?: number;
+}
+
+export interface WritePreconditions {
+  /** The write fails with StaleRevisionError unless the key's newest revision equals this. */
+  revision?: string;
+  /** The write fails with UidMismatchError unless the stored uid equals this. */
+  uid?: string;
+}
+
+/** Thrown when a precondition on revision fails (optimistic concurrency). */
+export class StaleRevisionError extends Error {
+  constructor(readonly key: ObjectKey, readonly expected: string, readonly actual: string) {
+    super(`revision mismatch for ${key.resource} ${key.namespace}/${key.name}: expected ${expected}, have ${actual}`);
+  }
+}
+
+export class UidMismatchError extends Error {
+  constructor(readonly key: ObjectKey, readonly expected: string, readonly actual: string) {
+    super(`uid mismatch for ${key.resource} ${key.namespace}/${key.name}: expected ${expected}, have ${actual}`);
+  }
+}
+
+export class KeyExistsError extends Error {
+  constructor(readonly key: ObjectKey) {
+    super(`key exists: ${key.resource} ${key.namespace}/${key.name}`);
+  }
+}
+
+export class KeyNotFoundError extends Error {
+  constructor(readonly key: ObjectKey) {
+    super(`key not found: ${key.resource} ${key.namespace}/${key.name}`);
+  }
+}
+
+/** A requested revision is older than the compacted history. */
+export class RevisionCompactedError extends Error {
+  constructor(readonly requested: string, readonly compacted: string) {
+    super(`revision ${requested} has been compacted (oldest kept: ${compacted})`);
+  }
+}
+
+export interface ObjectStore {
+  /** The newest committed revision. */
+  currentRevision(): Promise<string>;
+  /** The oldest revision still answerable exactly (everything older is compacted). */
+  compactedRevision(): Promise<string>;
+
+  get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null>;
+  list(resource: string, opts?: ListOptions): Promise<ListResult>;
+
+  /** Inserts a new key; KeyExistsError if it exists. */
+  create(key: ObjectKey, object: KubeObject): Promise<StoredObject>;
+  /** Replaces the newest state; KeyNotFoundError, StaleRevisionError, UidMismatchError. */
+  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject>;
+  /** Removes the key (a tombstone row in the log); returns the last state with the delete's revision. */
+  delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject>;
+
+  /** Changes with revision > `afterRevision`, oldest first, at most `limit`. RevisionCompactedError if gone. */
+  changesSince(afterRevision: string, limit: number): Promise<Change[]>;
+
+  /** Drops superseded rows older than the history window; never a key's newest row. */
+  compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }>;
+}
+
+export const OBJECT_STORE = Symbol('OBJECT_STORE');

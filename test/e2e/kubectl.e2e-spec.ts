@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestServer, TestServer } from '../support/test-server';
+
+const run = promisify(execFile);
+
+/** kubectl against the server with the admin kubeconfig the server wrote, as a user would. */
+describe('kubectl scenario', () => {
+  let server: TestServer;
+  let kubectl: (...args: string[]) => Promise<{ stdout: string; stderr: string }>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    kubectl = (...args: string[]) =>
+      run('kubectl', ['--kubeconfig', server.kubeconfigPath, ...args], {
+        env: { ...process.env, HOME: server.dataDir, KUBECACHEDIR: join(server.dataDir, 'kube-cache') },
+        timeout: 30000,
+      });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('creates, reads, patches and deletes a Role', async () => {
+    const manifest = join(server.dataDir, 'role.yaml');
+    writeFileSync(
+      manifest,
+      [
+        'apiVersion: rbac.authorization.platform.io/v1',
+        'kind: Role',
+        'metadata:',
+        '  name: pod-reader',
+        '  namespace: default',
+        'rules:',
+        '- apiGroups: [""]',
+        '  resources: ["pods"]',
+        '  verbs: ["get", "watch", "list"]',
+        '',
+      ].join('\n'),
+    );
+    const created = await kubectl('create', '-f', manifest);
+    expect(created.stdout).toContain('role.rbac.authorization.platform.io/pod-reader created');
+
+    const got = JSON.parse((await kubectl('get', 'roles.rbac.authorization.platform.io', 'pod-reader', '-n', 'default', '-o', 'json')).stdout);
+    expect(got).toMatchObject({ kind: 'Role', metadata: { name: 'pod-reader', namespace: 'default' } });
+    expect(got.rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'watch', 'list'] }]);
+
+    const patched = await kubectl(
+      'patch',
+      'roles.rbac.authorization.platform.io',
+      'pod-reader',
+      '-n',
+      'default',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"labels":{"team":"platform"}}}',
+    );
+    expect(patched.stdout).toContain('role.rbac.authorization.platform.io/pod-reader patched');
+    const after = JSON.parse((await kubectl('get', 'roles.rbac.authorization.platform.io', 'pod-reader', '-n', 'default', '-o', 'json')).stdout);
+    expect(after.metadata.labels).toEqual({ team: 'platform' });
+
+    const listed = await kubectl('get', 'roles.rbac.authorization.platform.io', '-n', 'default');
+    expect(listed.stdout).toMatch(/pod-reader/);
+
+    const deleted = await kubectl('delete', 'roles.rbac.authorization.platform.io', 'pod-reader', '-n', 'default');
+    expect(deleted.stdout).toContain('role.rbac.authorization.platform.io "pod-reader" deleted');
+    await expect(kubectl('get', 'roles.rbac.authorization.platform.io', 'pod-reader', '-n', 'default')).rejects.toMatchObject({
+      stderr: expect.stringContaining('NotFound'),
+    });
+  });
+
+  it('lists cluster roles by the short resource name and shows validation errors', async () => {
+    // `kubectl create namespace` encodes protobuf; a manifest goes as JSON.
+    const nsManifest = join(server.dataDir, 'ns.yaml');
+    writeFileSync(nsManifest, 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubectl-ns\n');
+    await kubectl('create', '-f', nsManifest);
+    const ns = await kubectl('get', 'namespaces', 'kubectl-ns', '-o', 'jsonpath={.status.phase}');
+    expect(ns.stdout).toBe('Active');
+
+    const manifest = join(server.dataDir, 'bad.yaml');
+    writeFileSync(
+      manifest,
+      'apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: bad\nroleRef:\n  apiGroup: rbac.authorization.platform.io\n  kind: Role\n  name: x\n',
+    );
+    await expect(kubectl('create', '-f', manifest)).rejects.toMatchObject({ stderr: expect.stringContaining('roleRef.kind: Unsupported value: "Role"') });
+    const crs = await kubectl('get', 'clusterroles', '-o', 'name');
+    expect(crs.stdout).toBeDefined();
+  });
+});

@@ -1,0 +1,92 @@
+import * as https from 'node:https';
+
+export interface ClientIdentity {
+  /** PEM client certificate and key (x509 authentication). */
+  cert?: string;
+  key?: string;
+  /** Bearer token. */
+  token?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as JSON when it is JSON, else undefined. */
+  body: any;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (Buffer/string) instead of JSON-encoding `body`. */
+  raw?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  as?: ClientIdentity;
+}
+
+/** A minimal HTTPS client for e2e tests: trusts the server's CA, can present a client cert. */
+export class HttpsClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly caPem: string,
+    private readonly defaultIdentity: ClientIdentity = {},
+  ) {}
+
+  withIdentity(identity: ClientIdentity): HttpsClient {
+    return new HttpsClient(this.baseUrl, this.caPem, identity);
+  }
+
+  get(path: string, opts: RequestOptions = {}) {
+    return this.request('GET', path, opts);
+  }
+  post(path: string, body: unknown, opts: RequestOptions = {}) {
+    return this.request('POST', path, { ...opts, body });
+  }
+  put(path: string, body: unknown, opts: RequestOptions = {}) {
+    return this.request('PUT', path, { ...opts, body });
+  }
+  patch(path: string, body: unknown, contentType: string, opts: RequestOptions = {}) {
+    return this.request('PATCH', path, { ...opts, body, contentType });
+  }
+  delete(path: string, opts: RequestOptions = {}) {
+    return this.request('DELETE', path, opts);
+  }
+
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+    const identity = opts.as ?? this.defaultIdentity;
+    const payload =
+      opts.raw !== undefined ? Buffer.from(opts.raw) : opts.body !== undefined ? Buffer.from(JSON.stringify(opts.body)) : undefined;
+    const headers: Record<string, string> = { Accept: 'application/json', ...(opts.headers ?? {}) };
+    if (payload) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    if (identity.token) headers.Authorization = `Bearer ${identity.token}`;
+    const url = new URL(path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        url,
+        { method, headers, ca: this.caPem, cert: identity.cert, key: identity.key, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: any;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              body = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+}
