@@ -1,0 +1,107 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
+import { startTestServer, TestServer } from '../support/test-server';
+
+const RBAC = '/apis/rbac.authorization.platform.io/v1';
+
+function tokenFile(dir: string): string {
+  const path = join(dir, 'tokens.csv');
+  writeFileSync(
+    path,
+    ['root-token,root,uid-root,"system:masters,ops"', 'alice-token,alice,uid-alice,"devs,qa"', 'bob-token,bob,uid-bob', ''].join('\n'),
+  );
+  return path;
+}
+
+describe('authentication and the authorizer chain (AlwaysDeny)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'tokens-'));
+    server = await startTestServer({ options: { authorizationModes: ['AlwaysDeny'], tokenAuthFile: tokenFile(dir) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('lets system:masters through before any mode (client certificate and token)', async () => {
+    expect((await server.admin.get(`${RBAC}/clusterroles`)).status).toBe(200);
+    expect((await server.anonymous.get(`${RBAC}/clusterroles`, { as: { token: 'root-token' } })).status).toBe(200);
+    const cert = server.certFor('carol', ['system:masters']);
+    expect((await server.anonymous.get('/api/v1/namespaces', { as: cert })).status).toBe(200);
+  });
+
+  it('denies others with kube\'s Forbidden message and the authorizer\'s reason', async () => {
+    const res = await server.anonymous.get(`${RBAC}/namespaces/default/roles`, { as: { token: 'alice-token' } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message:
+        'roles.rbac.authorization.platform.io is forbidden: User "alice" cannot list resource "roles" in API group "rbac.authorization.platform.io" in the namespace "default": Everything is forbidden.',
+      details: { group: 'rbac.authorization.platform.io', kind: 'roles' },
+    });
+    const named = await server.anonymous.get(`${RBAC}/clusterroles/view`, { as: { token: 'bob-token' } });
+    expect(named.body.message).toBe(
+      'clusterroles.rbac.authorization.platform.io "view" is forbidden: User "bob" cannot get resource "clusterroles" in API group "rbac.authorization.platform.io" at the cluster scope: Everything is forbidden.',
+    );
+    const cert = server.certFor('dave', ['devs']);
+    expect((await server.anonymous.post('/api/v1/namespaces', { metadata: { name: 'x' } }, { as: cert })).status).toBe(403);
+  });
+
+  it('treats requests without credentials as system:anonymous', async () => {
+    const res = await server.anonymous.get('/apis');
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('forbidden: User "system:anonymous" cannot get path "/apis": Everything is forbidden.');
+  });
+
+  it('answers 401 for a bad token or a certificate from an unknown CA', async () => {
+    const bad = await server.anonymous.get(`${RBAC}/clusterroles`, { as: { token: 'nope' } });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+    const foreignCa = createCertificateAuthority();
+    const foreign = issueClientCertificate(foreignCa.certPem, foreignCa.keyPem, 'mallory', ['system:masters']);
+    const res = await server.anonymous.get(`${RBAC}/clusterroles`, { as: { cert: foreign.certPem, key: foreign.keyPem } });
+    expect(res.status).toBe(401);
+  });
+
+  it('keeps health and version open to anonymous callers', async () => {
+    for (const path of ['/livez', '/readyz', '/healthz']) {
+      const res = await server.anonymous.get(path);
+      expect({ path, status: res.status, text: res.text }).toEqual({ path, status: 200, text: 'ok' });
+    }
+    const verbose = await server.anonymous.get('/readyz?verbose');
+    expect(verbose.text).toContain('[+]storage ok');
+    expect(verbose.text.trim().endsWith('readyz check passed')).toBe(true);
+    const excluded = await server.anonymous.get('/livez?verbose&exclude=storage');
+    expect(excluded.text).toContain('[+]storage excluded: ok');
+    expect((await server.anonymous.get('/readyz/storage')).status).toBe(200);
+    expect((await server.anonymous.get('/readyz/nope')).status).toBe(404);
+    const version = await server.anonymous.get('/version');
+    expect(version.status).toBe(200);
+    expect(version.body).toMatchObject({ major: '1', minor: '32' });
+  });
+});
+
+describe('anonymous access settings', () => {
+  it('AlwaysAllow lets anonymous callers in; --anonymous-auth=false makes them 401', async () => {
+    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'] } });
+    try {
+      expect((await open.anonymous.get(`${RBAC}/clusterroles`)).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+    const closed = await startTestServer({ options: { anonymousAuth: false } });
+    try {
+      const res = await closed.anonymous.get(`${RBAC}/clusterroles`);
+      expect(res.status).toBe(401);
+      expect(res.body.reason).toBe('Unauthorized');
+      expect((await closed.admin.get(`${RBAC}/clusterroles`)).status).toBe(200);
+    } finally {
+      await closed.close();
+    }
+  });
+});
