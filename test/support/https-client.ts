@@ -53,6 +53,57 @@ export class HttpsClient {
     return this.request('DELETE', path, opts);
   }
 
+  /** Opens a watch and collects its newline-delimited JSON events. */
+  stream(path: string, identity?: ClientIdentity): Promise<WatchHandle> {
+    const id = identity ?? this.defaultIdentity;
+    const url = new URL(path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = https.request(url, { method: 'GET', ca: this.caPem, cert: id.cert, key: id.key, agent: false, headers: id.token ? { Authorization: `Bearer ${id.token}` } : {} }, (res) => {
+        const events: any[] = [];
+        const waiters: Array<() => void> = [];
+        let buffer = '';
+        let endResolve!: () => void;
+        const ended = new Promise<void>((r) => (endResolve = r));
+        res.on('data', (chunk: Buffer) => {
+          buffer += chunk.toString('utf8');
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (line) events.push(JSON.parse(line));
+          }
+          waiters.splice(0).forEach((w) => w());
+        });
+        res.on('end', () => {
+          if (buffer.trim()) events.push(JSON.parse(buffer));
+          endResolve();
+          waiters.splice(0).forEach((w) => w());
+        });
+        res.on('error', () => endResolve());
+        resolve({
+          status: res.statusCode ?? 0,
+          events,
+          ended,
+          close: () => req.destroy(),
+          waitFor(n: number, timeoutMs = 8000) {
+            return new Promise((ok, fail) => {
+              const deadline = setTimeout(() => fail(new Error(`timed out waiting for ${n} events; have ${JSON.stringify(events.map((e) => e.type))}`)), timeoutMs);
+              const check = () => {
+                if (events.length >= n) {
+                  clearTimeout(deadline);
+                  ok(events.slice(0, n));
+                } else waiters.push(check);
+              };
+              check();
+            });
+          },
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+}
+
   request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const identity = opts.as ?? this.defaultIdentity;
     const payload =
@@ -90,3 +141,15 @@ export class HttpsClient {
     });
   }
 }
+
+export interface WatchHandle {
+  status: number;
+  /** Events received so far, in order. */
+  events: any[];
+  /** Resolves when at least `n` events arrived (rejects after the timeout). */
+  waitFor(n: number, timeoutMs?: number): Promise<any[]>;
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
