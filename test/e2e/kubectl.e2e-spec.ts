@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
 
 const run = promisify(execFile);
@@ -87,5 +88,33 @@ describe('kubectl scenario', () => {
     await expect(kubectl('create', '-f', manifest)).rejects.toMatchObject({ stderr: expect.stringContaining('roleRef.kind: Unsupported value: "Role"') });
     const crs = await kubectl('get', 'clusterroles', '-o', 'name');
     expect(crs.stdout).toBeDefined();
+  });
+
+  it('lists in chunks with --chunk-size', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await server.admin.post('/apis/rbac.authorization.platform.io/v1/clusterroles', { metadata: { name: `chunk-${i}` }, rules: [] });
+      expect(res.status).toBe(201);
+    }
+    const { stdout, stderr } = await kubectl('get', 'clusterroles.rbac.authorization.platform.io', '--chunk-size=2', '-o', 'name', '-v=6');
+    const names = stdout.trim().split('\n').filter((l) => l.includes('chunk-'));
+    expect(names).toEqual([0, 1, 2, 3, 4].map((i) => `clusterrole.rbac.authorization.platform.io/chunk-${i}`));
+    expect(stderr).toContain('limit=2');
+    expect(stderr).toMatch(/continue=/);
+  });
+
+  it('follows changes with get -w', async () => {
+    const child = spawn('kubectl', ['--kubeconfig', server.kubeconfigPath, 'get', 'roles.rbac.authorization.platform.io', '-n', 'default', '-w', '-o', 'name'], {
+      env: { ...process.env, HOME: server.dataDir },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const created = await server.admin.post('/apis/rbac.authorization.platform.io/v1/namespaces/default/roles', { metadata: { name: 'watched' }, rules: [] });
+      expect(created.status).toBe(201);
+      await eventually(() => expect(out).toContain('role.rbac.authorization.platform.io/watched'), 10000);
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -145,6 +145,25 @@ describe('generic resource layer over HTTPS', () => {
       });
     });
 
+    it('honours If-Match on PUT and PATCH', async () => {
+      const created = (await server.admin.post(`${RBAC}/namespaces/default/roles`, role('ifm'))).body;
+      const rv = created.metadata.resourceVersion;
+      const ok = await server.admin.patch(`${RBAC}/namespaces/default/roles/ifm`, { metadata: { labels: { a: '1' } } }, 'application/merge-patch+json', {
+        headers: { 'If-Match': `"${rv}"` },
+      });
+      expect(ok.status).toBe(200);
+      const stalePatch = await server.admin.patch(`${RBAC}/namespaces/default/roles/ifm`, { metadata: { labels: { a: '2' } } }, 'application/merge-patch+json', {
+        headers: { 'If-Match': `"${rv}"` },
+      });
+      expect(stalePatch.status).toBe(409);
+      expect(stalePatch.body.reason).toBe('Conflict');
+      const { resourceVersion: _drop, ...meta } = ok.body.metadata;
+      const stalePut = await server.admin.put(`${RBAC}/namespaces/default/roles/ifm`, { ...ok.body, metadata: meta }, { headers: { 'If-Match': rv } });
+      expect(stalePut.status).toBe(409);
+      const put = await server.admin.put(`${RBAC}/namespaces/default/roles/ifm`, { ...ok.body, metadata: { ...meta, labels: { a: '3' } } }, { headers: { 'If-Match': ok.body.metadata.resourceVersion } });
+      expect(put.status).toBe(200);
+    });
+
     it('creates a missing RBAC object on PUT (201), as kube does', async () => {
       const res = await server.admin.put(`${RBAC}/clusterroles/put-created`, {
         metadata: { name: 'put-created' },

@@ -31,6 +31,8 @@ export interface TestServerOptions {
   schema?: string;
   /** Keep the data dir / schema on close (restart tests clean up themselves). */
   keep?: boolean;
+  /** Use this PostgreSQL URL instead of DATABASE_URL. */
+  databaseUrl?: string;
 }
 
 export function newSchemaName(): string {
@@ -43,8 +45,8 @@ export function newSchemaName(): string {
  */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-e2e-'));
-  const databaseUrl = process.env.DATABASE_URL || undefined;
-  const schema = databaseUrl ? (opts.schema ?? newSchemaName()) : undefined;
+  const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
+  const schema = databaseUrl && !opts.databaseUrl ? (opts.schema ?? newSchemaName()) : opts.schema;
   const freshEmbedded = !databaseUrl && !opts.dataDir;
   if (freshEmbedded) await ensureTemplate();
   const options = defaultOptions({ securePort: 0, dataDir, databaseUrl, ...opts.options });

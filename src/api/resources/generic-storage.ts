@@ -385,7 +385,7 @@ export class GenericStorage implements Required<ResourceStorage> {
         fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
       ]);
     }
-    return this.guaranteedUpdate(target, opts, !requested, async (current) => {
+    return this.guaranteedUpdate(target, opts, !requested && opts.ifMatch === undefined, async (current) => {
       if (!current) {
         if (!this.type.strategy.allowCreateOnUpdate) throw errors.notFound(target.groupResource, target.name);
         return { create: deepClone(obj) };
@@ -395,7 +395,7 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   async patch(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult> {
-    return this.guaranteedUpdate(target, opts, true, async (current) => {
+    return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       if (!current) throw errors.notFound(target.groupResource, target.name);
       const patched = applyPatchBody(patch.contentType, current.object as Record<string, unknown>, patch.body);
       const obj = this.decodeObject(patched, target);
@@ -418,6 +418,9 @@ export class GenericStorage implements Required<ResourceStorage> {
     const key = this.key(target);
     for (let attempt = 0; ; attempt++) {
       const current = await this.store.get(key);
+      if (opts.ifMatch !== undefined && current && current.revision !== opts.ifMatch) {
+        throw errors.staleResourceVersion(target.groupResource, target.name);
+      }
       const next = await transform(current);
       if (next.create) {
         try {

@@ -18,12 +18,20 @@ export function parseDryRun(query: Record<string, unknown>, fromBody: unknown = 
   return all.includes('All');
 }
 
-export function parseWriteOptions(query: Record<string, unknown>, user: UserInfo): WriteOptions {
+/** `If-Match: "42"` (or W/"42", or 42) names the version a PUT or PATCH must apply to. */
+export function parseIfMatch(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '' || header.trim() === '*') return undefined;
+  const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  if (!/^\d+$/.test(value)) throw errors.badRequest(`If-Match: invalid resource version ${JSON.stringify(header)}`);
+  return value;
+}
+
+export function parseWriteOptions(query: Record<string, unknown>, user: UserInfo, ifMatch?: string): WriteOptions {
   const fieldManager = values(query.fieldManager)[0];
   if (fieldManager !== undefined && fieldManager.length > 128) {
     throw errors.badRequest('fieldManager: Too long: may not be more than 128 bytes');
   }
-  return { user, dryRun: parseDryRun(query), fieldManager };
+  return { user, dryRun: parseDryRun(query), fieldManager, ifMatch: parseIfMatch(ifMatch) };
 }
 
 /** DeleteOptions from the body (kubectl sends them) merged with query parameters. */

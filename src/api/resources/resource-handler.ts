@@ -44,7 +44,7 @@ export class ResourceHandler {
     if (!resolved.single) return this.notAllowed();
     const update = this.resolver.method(resolved, 'update', 'update');
     const body = decodeObjectBody(req.headers['content-type'], req.rawBody);
-    const result = await update(resolved.target, body, parseWriteOptions(req.query, this.user(req)));
+    const result = await update(resolved.target, body, parseWriteOptions(req.query, this.user(req), req.headers['if-match']));
     this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }
 
@@ -56,7 +56,7 @@ export class ResourceHandler {
     const result = await patch(
       resolved.target,
       { contentType: req.headers['content-type'] ?? '', body: req.rawBody ?? Buffer.alloc(0) },
-      parseWriteOptions(req.query, this.user(req)),
+      parseWriteOptions(req.query, this.user(req), req.headers['if-match']),
     );
     this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }

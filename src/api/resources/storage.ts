@@ -17,6 +17,8 @@ export interface WriteOptions {
   user: UserInfo;
   dryRun: boolean;
   fieldManager?: string;
+  /** The revision an `If-Match` header names: the write applies only to that version. */
+  ifMatch?: string;
 }
 
 export interface ReadOptions {

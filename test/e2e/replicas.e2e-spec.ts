@@ -1,0 +1,100 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { issueClientCertificate } from '../../src/server/certificates';
+import { HttpsClient } from '../support/https-client';
+import { createScratchDatabase, reachablePostgres } from '../support/postgres';
+import { startTestServer, TestServer } from '../support/test-server';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+const CR = '/apis/rbac.authorization.platform.io/v1/clusterroles';
+
+/**
+ * Two servers on one PostgreSQL: this test process runs one, a separate server process the
+ * other. A watcher on the first must see every write made through the second, in order.
+ */
+describe('several replicas on one PostgreSQL', () => {
+  let pgUrl: string | undefined;
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  let local: TestServer | undefined;
+  let child: ChildProcess | undefined;
+  let remote: HttpsClient | undefined;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    pgUrl = await reachablePostgres();
+    if (!pgUrl) {
+      console.warn('SKIPPED: no PostgreSQL server is reachable (set DATABASE_URL); the replica test needs one.');
+      return;
+    }
+    db = await createScratchDatabase(pgUrl);
+    local = await startTestServer({ databaseUrl: db.url });
+    dataDir = mkdtempSync(join(tmpdir(), 'platform-replica-'));
+    const env = { ...process.env, DATABASE_URL: db.url };
+    delete env.NODE_OPTIONS;
+    child = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`replica did not start: ${out}`)), 30000);
+      const onData = (c: Buffer) => {
+        out += c.toString();
+        const m = /serving on (https:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      child!.stdout!.on('data', onData);
+      child!.stderr!.on('data', onData);
+    });
+    const ca = readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8');
+    const admin = issueClientCertificate(ca, readFileSync(join(dataDir, 'pki', 'ca.key'), 'utf8'), 'replica-admin', ['system:masters']);
+    remote = new HttpsClient(url, ca, { cert: admin.certPem, key: admin.keyPem });
+  });
+
+  afterAll(async () => {
+    if (child) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    await local?.close();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('delivers every write made through one replica to a watcher on the other, in order, exactly once', async () => {
+    if (!pgUrl) return;
+    const start = await local!.admin.get(CR);
+    const watch = await local!.admin.stream(`${CR}?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`);
+    const expected: Array<[string, string, string]> = [];
+    for (let i = 0; i < 30; i++) {
+      const created = await remote!.post(CR, { metadata: { name: `rep-${i}` }, rules: [] });
+      expect(created.status).toBe(201);
+      expected.push(['ADDED', `rep-${i}`, created.body.metadata.resourceVersion]);
+      if (i % 3 === 0) {
+        const patched = await remote!.patch(`${CR}/rep-${i}`, { metadata: { labels: { i: String(i) } } }, 'application/merge-patch+json');
+        expected.push(['MODIFIED', `rep-${i}`, patched.body.metadata.resourceVersion]);
+      }
+      if (i % 5 === 0) {
+        const deleted = await remote!.delete(`${CR}/rep-${i}`);
+        expect(deleted.status).toBe(200);
+        expected.push(['DELETED', `rep-${i}`, '']);
+      }
+    }
+    const events = await watch.waitFor(expected.length, 15000);
+    await new Promise((r) => setTimeout(r, 500));
+    watch.close();
+    expect(watch.events).toHaveLength(expected.length);
+    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual(expected.map(([t, n]) => [t, n]));
+    events.forEach((e, i) => {
+      if (expected[i][2]) expect(e.object.metadata.resourceVersion).toBe(expected[i][2]);
+    });
+    const rvs = events.map((e) => BigInt(e.object.metadata.resourceVersion));
+    for (let i = 1; i < rvs.length; i++) expect(rvs[i] > rvs[i - 1]).toBe(true);
+    // Reads through either replica agree.
+    const a = await local!.admin.get(CR);
+    const b = await remote!.get(CR);
+    expect(a.body.items.map((x: any) => x.metadata.name)).toEqual(b.body.items.map((x: any) => x.metadata.name));
+  });
+});
