@@ -31,7 +31,7 @@ describe('several replicas on one PostgreSQL', () => {
     db = await createScratchDatabase(pgUrl);
     local = await startTestServer({ databaseUrl: db.url });
     dataDir = mkdtempSync(join(tmpdir(), 'platform-replica-'));
-    const env = { ...process.env, DATABASE_URL: db.url };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url };
     delete env.NODE_OPTIONS;
     child = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const url = await new Promise<string>((resolve, reject) => {
