@@ -340,6 +340,32 @@ describe('generic resource layer over HTTPS', () => {
       expect((await server.admin.get(`${RBAC}/namespaces/doomed/roles`)).body.items).toEqual([]);
     });
 
+    it('refuses new content in a Terminating namespace (403) and waits for finalizers inside it', async () => {
+      await server.admin.post('/api/v1/namespaces', { metadata: { name: 'lingering' } });
+      await server.admin.post(`${RBAC}/namespaces/lingering/roles`, { ...role('held', 'lingering'), metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+      await server.admin.delete('/api/v1/namespaces/lingering');
+      const refused = await server.admin.post(`${RBAC}/namespaces/lingering/roles`, role('late', 'lingering'));
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('unable to create new content in namespace lingering because it is being terminated');
+      await eventually(async () => {
+        const held = await server.admin.get(`${RBAC}/namespaces/lingering/roles/held`);
+        expect(held.body.metadata.deletionTimestamp).toBeDefined();
+      });
+      expect((await server.admin.get('/api/v1/namespaces/lingering')).body.status.phase).toBe('Terminating');
+      await server.admin.patch(`${RBAC}/namespaces/lingering/roles/held`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      await eventually(async () => expect((await server.admin.get('/api/v1/namespaces/lingering')).status).toBe(404));
+    });
+
+    it('reads "not older than" a resourceVersion on get, and 504s for a future one', async () => {
+      const created = (await server.admin.post(`${RBAC}/namespaces/default/roles`, role('rv-get'))).body;
+      const ok = await server.admin.get(`${RBAC}/namespaces/default/roles/rv-get?resourceVersion=${created.metadata.resourceVersion}`);
+      expect(ok.status).toBe(200);
+      expect((await server.admin.get(`${RBAC}/namespaces/default/roles/rv-get?resourceVersion=0`)).status).toBe(200);
+      const future = await server.admin.get(`${RBAC}/namespaces/default/roles/rv-get?resourceVersion=999999999`);
+      expect(future.status).toBe(504);
+      expect(future.headers['retry-after']).toBe('1');
+    });
+
     it('refuses to delete a system namespace', async () => {
       const res = await server.admin.delete('/api/v1/namespaces/kube-system');
       expect(res.status).toBe(403);

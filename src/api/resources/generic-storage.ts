@@ -19,7 +19,7 @@ import { parseLabelSelector, SelectorParseError } from '../selectors/label-selec
 import { ChangeFeedService } from '../watch/change-feed.service';
 import { WatchEvent, WatchStream } from '../watch/watch-stream';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
-import { listSemantics, ListQuery, watchSemantics } from './resource-version';
+import { getSemantics, listSemantics, ListQuery, watchSemantics } from './resource-version';
 import { AdmissionChain } from './admission';
 import { applyPatchBody } from './patch';
 import {
@@ -116,7 +116,10 @@ export class GenericStorage implements Required<ResourceStorage> {
 
   // ---- reads -------------------------------------------------------------------------
 
-  async get(target: Target): Promise<KubeObject> {
+  async get(target: Target, opts?: ReadOptions): Promise<KubeObject> {
+    // get: unset = most recent, 0 = any, N = not older than N (wait briefly for it, else 504).
+    const sem = getSemantics(firstString(opts?.query.resourceVersion));
+    if (sem.kind === 'NotOlderThan') await this.awaitRevision(sem.revision);
     const stored = await this.store.get(this.key(target));
     if (!stored) throw errors.notFound(target.groupResource, target.name);
     return this.present(stored.object);
