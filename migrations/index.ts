@@ -1,4 +1,4 @@
-import { MvccLog1700000000000 } from './1700000000000-mvcc-log';
+import { InitialSchema1700000000000 } from './1700000000000-InitialSchema';
 
-/** Every migration, in order; the DataSource takes this list (no glob loading). */
-export const ALL_MIGRATIONS = [MvccLog1700000000000];
+/** Every migration, oldest first: the DataSource takes this list (no glob loading). */
+export const ALL_MIGRATIONS = [InitialSchema1700000000000];

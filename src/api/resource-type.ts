@@ -1,5 +1,6 @@
 import { UserInfo } from '../authentication/user-info';
 import { FieldError } from './field-errors';
+import { StructSchema } from './schema/schema';
 import { KubeObject } from './types';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -52,6 +53,8 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   deleteReturnsObject?: boolean;
   /** Validates metadata.name; kube uses path-segment names for RBAC, DNS labels for namespaces. */
   nameValidator: NameValidator;
+  /** The kind's fields with kube's merge markers: field validation, patch, apply and OpenAPI read it. */
+  schema: StructSchema;
   strategy: ResourceStrategy<T>;
 }
 

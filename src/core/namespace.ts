@@ -4,6 +4,8 @@ import { isPlainObject, KubeObject } from '../api/types';
 import { validateNamespaceName } from '../api/validation/names';
 import { validateFinalizerName } from '../api/validation/object-meta';
 import { checkShape, Shape, strList } from '../api/validation/shape';
+import { objectMetaSchema } from '../api/schema/meta';
+import { atomicList, dateTime, kindSchema, mapList, string, struct } from '../api/schema/schema';
 
 /** The core Namespace kind (v1), with kube's namespace strategy and validation. */
 
@@ -77,6 +79,19 @@ function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
   else delete ns.status;
 }
 
+/** core/v1 Namespace; conditions are a map list keyed by type, as kube marks them. */
+export const namespaceSchema = kindSchema(objectMetaSchema, {
+  spec: struct({ finalizers: atomicList(string()) }),
+  status: struct({
+    phase: string(),
+    conditions: mapList(
+      struct({ type: string(), status: string(), lastTransitionTime: dateTime(), reason: string(), message: string() }, { required: ['type', 'status'] }),
+      ['type'],
+      { patchStrategy: 'merge', patchMergeKey: 'type' },
+    ),
+  }),
+});
+
 export const namespaceStrategy: ResourceStrategy<Namespace> = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
@@ -106,5 +121,6 @@ export const namespaceType: ResourceType<Namespace> = {
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   deleteReturnsObject: true,
   nameValidator: validateNamespaceName,
+  schema: namespaceSchema,
   strategy: namespaceStrategy,
 };

@@ -1,6 +1,8 @@
 import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../api/resource-type';
 import { validatePathSegmentName } from '../api/validation/names';
 import { KubeObject } from '../api/types';
+import { StructSchema } from '../api/schema/schema';
+import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from './schemas';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies';
 import { ClusterRole, ClusterRoleBinding, RBAC_GROUP, RBAC_VERSION, Role, RoleBinding } from './types';
 
@@ -12,6 +14,7 @@ function rbacType<T extends KubeObject>(
   kind: string,
   plural: string,
   namespaced: boolean,
+  schema: StructSchema,
   strategy: ResourceStrategy<T>,
 ): ResourceType<T> {
   return {
@@ -25,16 +28,18 @@ function rbacType<T extends KubeObject>(
     namespaced,
     verbs: [...ALL_STORAGE_VERBS],
     nameValidator: validatePathSegmentName,
+    schema,
     strategy,
   };
 }
 
-export const roleType = rbacType<Role>('Role', 'roles', true, roleStrategy);
-export const clusterRoleType = rbacType<ClusterRole>('ClusterRole', 'clusterroles', false, clusterRoleStrategy);
-export const roleBindingType = rbacType<RoleBinding>('RoleBinding', 'rolebindings', true, roleBindingStrategy);
+export const roleType = rbacType<Role>('Role', 'roles', true, roleSchema, roleStrategy);
+export const clusterRoleType = rbacType<ClusterRole>('ClusterRole', 'clusterroles', false, clusterRoleSchema, clusterRoleStrategy);
+export const roleBindingType = rbacType<RoleBinding>('RoleBinding', 'rolebindings', true, roleBindingSchema, roleBindingStrategy);
 export const clusterRoleBindingType = rbacType<ClusterRoleBinding>(
   'ClusterRoleBinding',
   'clusterrolebindings',
   false,
+  clusterRoleBindingSchema,
   clusterRoleBindingStrategy,
 );

@@ -1,14 +1,19 @@
 import { Logger } from '@nestjs/common';
 import { ObjectStore } from './object-store';
 
+/** Every half window (so nothing outlives it by more than half), at least once a minute. */
+export function compactionInterval(windowMs: number): number {
+  return Math.max(100, Math.min(windowMs / 2, 60_000));
+}
+
 /**
- * Drops superseded history older than the window, periodically (every half window, at
- * most a minute apart), so the log stays bounded while watches and paging stay exact.
+ * Runs ObjectStore.compact periodically so the log stays bounded while watches and
+ * paging inside the history window (`--history-window`) stay exact.
  */
 export class Compactor {
   private readonly logger = new Logger('Compactor');
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private running: Promise<void> | null = null;
 
   constructor(
     private readonly store: ObjectStore,
@@ -16,26 +21,27 @@ export class Compactor {
   ) {}
 
   start(): void {
-    const every = Math.max(1000, Math.min(this.windowMs / 2, 60_000));
-    this.timer = setInterval(() => void this.runOnce(), every);
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.runOnce(), compactionInterval(this.windowMs));
     this.timer.unref();
   }
 
+  /** Stops the schedule and waits for a run in progress. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
   }
 
-  async runOnce(): Promise<void> {
-    if (this.running) return;
-    this.running = this.store
+  /** One compaction; a run already in progress is joined rather than overlapped. */
+  runOnce(): Promise<void> {
+    this.running ??= this.store
       .compact(this.windowMs)
       .then((r) => {
-        if (r.removedRows) this.logger.debug(`compacted ${r.removedRows} rows up to revision ${r.compactedRevision}`);
+        if (r.removedRows) this.logger.debug(`removed ${r.removedRows} rows; history starts at revision ${r.compactedRevision}`);
       })
-      .catch((err) => this.logger.warn(`compaction failed: ${(err as Error).message}`))
+      .catch((err: Error) => this.logger.warn(`compaction failed: ${err.message}`))
       .finally(() => (this.running = null));
-    await this.running;
+    return this.running;
   }
 }

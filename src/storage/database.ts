@@ -1,140 +1,156 @@
-import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, ClientConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
-import { WakeupSource } from '../api/watch/change-feed';
-import { ServerOptions } from '../config/options';
+import type { ServerOptions } from '../config/options';
+import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
-
-/** The channel writers NOTIFY after each committed change; the payload is the revision. */
-export const CHANGES_CHANNEL = 'kv_changes';
-
-/** Serialises migrations of several servers starting at once on one PostgreSQL. */
-const MIGRATION_LOCK_KEY = 727_000_001;
+import { startPGlite } from './pglite-loader';
 
 export interface DatabaseSettings {
-  /** PostgreSQL URL; unset = the embedded store in `<dataDir>/db`. */
+  /** PostgreSQL URL; unset = the embedded engine (PGlite) in `<dataDir>/db`. */
   databaseUrl?: string;
+  /** The server's data directory (the embedded database lives in `db/` below it). */
   dataDir: string;
-  /** Test isolation on PostgreSQL: work in this schema (created if missing). */
+  /** PostgreSQL only: work in this schema (created if missing), e.g. to isolate tests. */
   schema?: string;
-  /** Test speed-up on the embedded store: start from this dump of a migrated database. */
-  templateDump?: Buffer;
+  /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
+  templateDump?: Uint8Array;
 }
 
 export interface Database {
-  dataSource: DataSource;
-  /** Wakes the change feed when any server commits a change. */
-  wakeups: WakeupSource;
   engine: 'postgres' | 'pglite';
+  dataSource: DataSource;
+  notifier: ChangeNotifier;
+  /** Embedded only: the whole data directory as a tar (a template for fast test starts). */
+  dump?(): Promise<Buffer>;
+  /** Closes listeners, connections and (embedded) the engine and its lock. */
   close(): Promise<void>;
 }
 
-const BASE: Partial<DataSourceOptions> = { type: 'postgres', migrations: ALL_MIGRATIONS, migrationsTableName: 'migrations', logging: false };
+/** Pool size on PostgreSQL. */
+const POOL_SIZE = 10;
 
-/** Opens the database, applies migrations, and returns it ready for the store. */
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+const BASE_OPTIONS = {
+  type: 'postgres',
+  migrations: ALL_MIGRATIONS,
+  migrationsTableName: 'kv_migrations',
+  logging: false,
+} as const;
+
+/** Opens the database on the configured engine and applies pending migrations. */
+export function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.databaseUrl ? openPostgres(settings.databaseUrl, settings.schema) : openEmbedded(settings);
 }
 
-async function openPostgres(url: string, schema?: string): Promise<Database> {
-  const searchPath = schema ? { options: `-c search_path=${schema}` } : {};
-  const admin = new Client({ connectionString: url, ...searchPath });
+/** `--migrate-only`: apply migrations and close. */
+export async function migrateOnly(options: Pick<ServerOptions, 'databaseUrl' | 'dataDir'>): Promise<void> {
+  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  await db.close();
+}
+
+/** Schema names go into connection options and DDL, so only plain identifiers are accepted. */
+function checkSchemaName(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _`);
+  return schema;
+}
+
+async function openPostgres(url: string, schemaName?: string): Promise<Database> {
+  const schema = schemaName === undefined ? undefined : checkSchemaName(schemaName);
+  const connection: ClientConfig = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  const dataSource = new DataSource({
+    ...BASE_OPTIONS,
+    url,
+    schema,
+    poolSize: POOL_SIZE,
+    extra: connection.options ? { options: connection.options } : {},
+  } as DataSourceOptions);
+
+  // Several servers may start at once on one database: one migrates, the others wait for
+  // it and then find nothing left to do. The lock is per schema and held by its own session.
+  const admin = new Client(connection);
   await admin.connect();
   try {
-    if (schema) await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const dataSource = new DataSource({
-      ...BASE,
-      url,
-      schema,
-      poolSize: 10,
-      extra: { ...searchPath, max: 10 },
-    } as DataSourceOptions);
-    await dataSource.initialize();
-    // Several replicas may start together: one migrates, the others wait and find it done.
-    await admin.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const lockName = `platform-authz migrations ${schema ?? 'public'}`;
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [lockName]);
     try {
+      if (schema) await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await dataSource.initialize();
       await dataSource.runMigrations({ transaction: 'all' });
     } finally {
-      await admin.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
     }
-    const wakeups: WakeupSource = {
-      async subscribe(onWake) {
-        const listener = new Client({ connectionString: url });
-        listener.on('notification', () => onWake());
-        listener.on('error', () => undefined); // the poll covers a lost listener
-        await listener.connect();
-        await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
-        return async () => {
-          await listener.end().catch(() => undefined);
-        };
-      },
-    };
-    return {
-      dataSource,
-      wakeups,
-      engine: 'postgres',
-      close: async () => {
-        if (dataSource.isInitialized) await dataSource.destroy();
-      },
-    };
+  } catch (err) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    throw err;
   } finally {
-    await admin.end();
+    await admin.end().catch(() => undefined);
   }
+
+  const notifier = new PostgresChangeNotifier(connection);
+  return {
+    engine: 'postgres',
+    dataSource,
+    notifier,
+    async close() {
+      await notifier.close();
+      if (dataSource.isInitialized) await dataSource.destroy();
+    },
+  };
+}
+
+function isEmptyDir(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
 }
 
 async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
-  const dir = join(settings.dataDir, 'db');
   mkdirSync(settings.dataDir, { recursive: true });
   const lock = DataDirLock.acquire(join(settings.dataDir, 'db.lock'), settings.dataDir);
-  let db: PGlite | undefined;
+  const dir = join(settings.dataDir, 'db');
   try {
+    // The template only seeds a new directory; an existing database is never replaced.
+    const seed = isEmptyDir(dir) ? settings.templateDump : undefined;
     mkdirSync(dir, { recursive: true });
-    db = new PGlite(dir, {
-      // int8 and numeric as strings, as `pg` returns them.
-      parsers: { 20: (v: string) => v, 1700: (v: string) => v },
-      ...(settings.templateDump ? { loadDataDir: new Blob([settings.templateDump]) } : {}),
-    });
-    await db.waitReady;
-    const driver = createPGliteDriver(db);
-    const dataSource = new DataSource({ ...BASE, driver: driver.pg } as DataSourceOptions);
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: 'all' });
-    const pglite = db;
-    const wakeups: WakeupSource = {
-      async subscribe(onWake) {
-        // LISTEN must not land inside another caller's transaction on the one session.
-        const unlisten = await driver.exclusive(() => pglite.listen(CHANGES_CHANNEL, () => onWake()));
-        return async () => {
-          await driver.exclusive(() => unlisten()).catch(() => undefined);
-        };
-      },
-    };
+    const pglite = await startPGlite(dir, seed);
+    const driver = createPGliteDriver(pglite);
+    const dataSource = new DataSource({ ...BASE_OPTIONS, driver: driver.pg } as DataSourceOptions);
+    try {
+      await dataSource.initialize();
+      await dataSource.runMigrations({ transaction: 'all' });
+    } catch (err) {
+      if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+      await pglite.close().catch(() => undefined);
+      throw err;
+    }
+
+    const notifier = new PGliteChangeNotifier(pglite, driver.exclusive);
+    let closing: Promise<void> | null = null;
     return {
-      dataSource,
-      wakeups,
       engine: 'pglite',
-      close: async () => {
-        try {
-          if (dataSource.isInitialized) await dataSource.destroy();
-          await pglite.close();
-        } finally {
-          lock.release();
-        }
+      dataSource,
+      notifier,
+      async dump() {
+        const tar = await driver.exclusive(() => pglite.dumpDataDir('none'));
+        return Buffer.from(await tar.arrayBuffer());
+      },
+      close() {
+        closing ??= (async () => {
+          try {
+            await notifier.close();
+            if (dataSource.isInitialized) await dataSource.destroy();
+            // Waits for the session's current holder before shutting the engine down.
+            await driver.exclusive(() => pglite.close());
+          } finally {
+            lock.release();
+          }
+        })();
+        return closing;
       },
     };
   } catch (err) {
-    await db?.close().catch(() => undefined);
     lock.release();
     throw err;
   }
-}
-
-/** `--migrate-only`: apply migrations and close. */
-export async function migrateOnly(options: ServerOptions): Promise<void> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-  await db.close();
 }

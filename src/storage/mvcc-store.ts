@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { KubeObject } from '../api/types';
-import { CHANGES_CHANNEL } from './database';
+import { CHANGES_CHANNEL } from './change-notifier';
+import { buildListQuery } from './list-query';
 import {
   Change,
   ChangeType,
@@ -17,258 +18,262 @@ import {
   WritePreconditions,
 } from './object-store';
 
-const OP_CREATE = 1;
-const OP_UPDATE = 2;
-const OP_DELETE = 3;
-const CHANGE_TYPES: Record<number, ChangeType> = { [OP_CREATE]: 'ADDED', [OP_UPDATE]: 'MODIFIED', [OP_DELETE]: 'DELETED' };
+type Op = 'create' | 'update' | 'delete';
 
-interface Row {
+const CHANGE_TYPES: Record<Op, ChangeType> = { create: 'ADDED', update: 'MODIFIED', delete: 'DELETED' };
+
+/** A row as the queries below return it: revisions as text, objects parsed. */
+interface ObjectRow {
   revision: string;
-  resource: string;
-  namespace: string;
-  name: string;
-  object: KubeObject | string;
-  op?: number;
-  previous?: KubeObject | string | null;
+  object: KubeObject;
 }
 
-/** TypeORM answers UPDATE/DELETE ... RETURNING with [rows, affectedCount]; take the rows. */
-function returnedRows<T>(result: unknown): T[] {
-  const r = result as unknown[];
-  return (Array.isArray(r) && r.length === 2 && Array.isArray(r[0]) && typeof r[1] === 'number' ? r[0] : r) as T[];
+/** The object as clients see it: resourceVersion is the row's revision, never what was stored. */
+function withRevision(object: KubeObject, revision: string): KubeObject {
+  object.metadata = { ...object.metadata, resourceVersion: revision };
+  return object;
 }
 
-function parseObject(value: KubeObject | string): KubeObject {
-  return typeof value === 'string' ? (JSON.parse(value) as KubeObject) : value;
-}
-
-/** The object as clients see it: resourceVersion is the revision of the row, never the stored text. */
-function withRevision(value: KubeObject | string, revision: string): KubeObject {
-  const obj = parseObject(value);
-  obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: revision };
-  return obj;
-}
-
-/** What is stored: the object without resourceVersion (the row's revision is the truth). */
-function toStored(obj: KubeObject): string {
-  const { resourceVersion: _rv, ...metadata } = obj.metadata ?? {};
-  return JSON.stringify({ ...obj, metadata });
+function isBelow(revision: string, mark: string): boolean {
+  return BigInt(revision) < BigInt(mark);
 }
 
 /**
- * The MVCC log on PostgreSQL (or PGlite). Every write runs in one transaction that first
- * bumps the single revision counter: its row lock serialises writers, so revisions are
- * assigned in commit order, and a rolled-back write gives its number back (no gaps).
+ * The MVCC log on PostgreSQL or PGlite (see migrations/ for the tables).
+ *
+ * Every write is one transaction that first bumps the single revision counter. The
+ * counter's row lock serialises writers until commit, so revisions are assigned in
+ * commit order (a reader that sees revision N sees everything below it) and a write that
+ * fails gives its number back. The same statement queues the NOTIFY, which PostgreSQL
+ * delivers only on commit.
+ *
+ * Reads are single statements, so each sees one snapshot: items, the revision they
+ * reflect and the compaction mark always agree.
  */
 export class MvccStore implements ObjectStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async currentRevision(): Promise<string> {
-    const rows: Array<{ revision: string }> = await this.dataSource.query('SELECT revision::text AS revision FROM kv_revision WHERE id = 1');
-    return rows[0].revision;
+    const [row] = await this.dataSource.query(`SELECT revision::text AS revision FROM kv_revision WHERE id = 1`);
+    return row.revision;
   }
 
   async compactedRevision(): Promise<string> {
-    const rows: Array<{ revision: string }> = await this.dataSource.query(
-      'SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1',
-    );
-    return rows[0].revision;
+    const [row] = await this.dataSource.query(`SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1`);
+    return row.revision;
   }
 
   async get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null> {
     if (atRevision === undefined) {
-      const rows: Row[] = await this.dataSource.query(
-        'SELECT revision::text AS revision, object FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3',
+      const rows: ObjectRow[] = await this.dataSource.query(
+        `SELECT revision::text AS revision, object FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3`,
         [key.resource, key.namespace, key.name],
       );
-      return rows.length ? { key, revision: rows[0].revision, object: withRevision(rows[0].object, rows[0].revision) } : null;
+      return rows.length ? this.stored(key, rows[0]) : null;
     }
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      await this.checkNotCompacted(m, atRevision);
-      const rows: Row[] = await m.query(
-        `SELECT revision::text AS revision, op, object FROM kv_log
-          WHERE resource = $1 AND namespace = $2 AND name = $3 AND revision <= $4
-          ORDER BY revision DESC LIMIT 1`,
-        [key.resource, key.namespace, key.name, atRevision],
-      );
-      if (!rows.length || rows[0].op === OP_DELETE) return null;
-      return { key, revision: rows[0].revision, object: withRevision(rows[0].object, rows[0].revision) };
-    });
+    const [row]: Array<Partial<ObjectRow> & { compacted: string; op: Op | null }> = await this.dataSource.query(
+      `SELECT m.compacted_revision::text AS compacted, l.revision::text AS revision, l.op, l.object
+         FROM kv_meta m
+         LEFT JOIN LATERAL (
+           SELECT revision, op, object FROM kv_log
+            WHERE resource = $1 AND namespace = $2 AND name = $3 AND revision <= $4
+            ORDER BY revision DESC LIMIT 1) l ON true
+        WHERE m.id = 1`,
+      [key.resource, key.namespace, key.name, atRevision],
+    );
+    if (isBelow(atRevision, row.compacted)) throw new RevisionCompactedError(atRevision, row.compacted);
+    if (!row.op || row.op === 'delete') return null;
+    return this.stored(key, row as ObjectRow);
   }
 
   async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
-    // One snapshot for the items, the count and (for current reads) the revision.
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const params: unknown[] = [resource];
-      const where: string[] = ['resource = $1'];
-      if (opts.namespace !== undefined) {
-        params.push(opts.namespace);
-        where.push(`namespace = $${params.length}`);
-      }
-      if (opts.after) {
-        params.push(opts.after.namespace, opts.after.name);
-        where.push(`(namespace, name) > ($${params.length - 1}, $${params.length})`);
-      }
-      let source: string;
-      let revision: string;
-      if (opts.atRevision === undefined) {
-        revision = (await m.query('SELECT revision::text AS revision FROM kv_revision WHERE id = 1'))[0].revision;
-        source = `SELECT namespace, name, revision, object FROM kv_current WHERE ${where.join(' AND ')}`;
-      } else {
-        await this.checkNotCompacted(m, opts.atRevision);
-        revision = opts.atRevision;
-        params.push(opts.atRevision);
-        source = `SELECT namespace, name, revision, object FROM (
-            SELECT DISTINCT ON (namespace, name) namespace, name, revision, op, object FROM kv_log
-             WHERE ${where.join(' AND ')} AND revision <= $${params.length}
-             ORDER BY namespace, name, revision DESC) newest
-          WHERE op <> ${OP_DELETE}`;
-      }
-      const limitClause = opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit)) + 1}` : '';
-      const rows: Row[] = await m.query(
-        `SELECT namespace, name, revision::text AS revision, object FROM (${source}) s ORDER BY namespace, name ${limitClause}`,
-        params,
-      );
-      const hasMore = opts.limit !== undefined && rows.length > opts.limit;
-      const page = hasMore ? rows.slice(0, opts.limit) : rows;
-      let remaining: number | undefined;
-      if (hasMore) {
-        const last = page[page.length - 1];
-        const countParams = [...params, last.namespace, last.name];
-        const counted: Array<{ n: string }> = await m.query(
-          `SELECT count(*)::text AS n FROM (${source}) s WHERE (namespace, name) > ($${countParams.length - 1}, $${countParams.length})`,
-          countParams,
-        );
-        remaining = Number(counted[0].n);
-      }
-      return {
-        items: page.map((r) => ({
-          key: { resource, namespace: r.namespace, name: r.name },
-          revision: r.revision,
-          object: withRevision(r.object, r.revision),
-        })),
-        revision,
-        hasMore,
-        remaining,
-      };
-    });
+    const { sql, params } = buildListQuery(resource, opts);
+    const rows: Array<Partial<ObjectRow> & { snapshot: string; compacted: string; remaining: string | null; namespace: string | null; name: string }> =
+      await this.dataSource.query(sql, params);
+    const { snapshot, compacted, remaining } = rows[0];
+    if (opts.atRevision !== undefined && isBelow(opts.atRevision, compacted)) throw new RevisionCompactedError(opts.atRevision, compacted);
+
+    const found = rows[0].namespace === null ? [] : rows;
+    const hasMore = remaining !== null;
+    const page = hasMore ? found.slice(0, opts.limit) : found;
+    return {
+      items: page.map((r) => this.stored({ resource, namespace: r.namespace!, name: r.name }, r as ObjectRow)),
+      revision: opts.atRevision ?? snapshot,
+      hasMore,
+      ...(hasMore ? { remaining: Number(remaining) } : {}),
+    };
   }
 
   create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
-    return this.write(async (m, revision) => {
-      const inserted: unknown[] = await m.query(
-        `INSERT INTO kv_current (resource, namespace, name, revision, uid, object) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING revision`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toStored(object)],
+    const json = JSON.stringify(object);
+    return this.write(async (tx, revision) => {
+      // Both rows or neither: the log row is only written if the key was free.
+      const inserted: unknown[] = await tx.query(
+        `WITH fresh AS (
+           INSERT INTO kv_current (resource, namespace, name, revision, uid, object) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING 1)
+         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
+         SELECT $4::bigint, $1, $2, $3, 'create', $5, $6::jsonb FROM fresh
+         RETURNING revision`,
+        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, json],
       );
       if (inserted.length === 0) throw new KeyExistsError(key);
-      await this.appendLog(m, revision, key, OP_CREATE, object, null);
-      return { key, revision, object: withRevision(structuredClone(object), revision) };
+      return this.stored(key, { revision, object: JSON.parse(json) });
     });
   }
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
-    return this.write(async (m, revision) => {
-      const current = await this.lockCurrent(m, key, pre);
-      await m.query(
-        `UPDATE kv_current SET revision = $4, uid = $5, object = $6 WHERE resource = $1 AND namespace = $2 AND name = $3`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toStored(object)],
+    const json = JSON.stringify(object);
+    return this.write(async (tx, revision) => {
+      await this.lockCurrent(tx, key, pre);
+      await tx.query(
+        `WITH changed AS (
+           UPDATE kv_current SET revision = $4, uid = $5, object = $6
+            WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING 1)
+         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
+         SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb FROM changed`,
+        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, json],
       );
-      await this.appendLog(m, revision, key, OP_UPDATE, object, current.revision);
-      return { key, revision, object: withRevision(structuredClone(object), revision) };
+      return this.stored(key, { revision, object: JSON.parse(json) });
     });
   }
 
   delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
-    return this.write(async (m, revision) => {
-      const current = await this.lockCurrent(m, key, pre);
-      await m.query('DELETE FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3', [key.resource, key.namespace, key.name]);
-      const last = parseObject(current.object);
-      await this.appendLog(m, revision, key, OP_DELETE, last, current.revision);
-      return { key, revision, object: withRevision(last, revision) };
+    return this.write(async (tx, revision) => {
+      const last = await this.lockCurrent(tx, key, pre);
+      // The tombstone carries the last state, so watchers and history see what was deleted.
+      await tx.query(
+        `WITH gone AS (
+           DELETE FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING uid, object)
+         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
+         SELECT $4::bigint, $1, $2, $3, 'delete', uid, object FROM gone`,
+        [key.resource, key.namespace, key.name, revision],
+      );
+      return this.stored(key, { revision, object: last.object });
     });
   }
 
   async changesSince(afterRevision: string, limit: number): Promise<Change[]> {
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      await this.checkNotCompacted(m, afterRevision);
-      const rows: Row[] = await m.query(
-        `SELECT l.revision::text AS revision, l.resource, l.namespace, l.name, l.op, l.object, p.object AS previous
-           FROM kv_log l LEFT JOIN kv_log p ON p.revision = l.prev_revision
-          WHERE l.revision > $1 ORDER BY l.revision LIMIT $2`,
-        [afterRevision, limit],
-      );
-      return rows.map((r) => {
+    const rows: Array<{
+      compacted: string;
+      revision: string | null;
+      resource: string;
+      namespace: string;
+      name: string;
+      op: Op;
+      object: KubeObject;
+      previous: KubeObject | null;
+      previous_revision: string | null;
+    }> = await this.dataSource.query(
+      `SELECT m.compacted_revision::text AS compacted, c.revision::text AS revision,
+              c.resource, c.namespace, c.name, c.op, c.object, c.previous, c.previous_revision::text AS previous_revision
+         FROM kv_meta m
+         LEFT JOIN LATERAL (
+           SELECT l.revision, l.resource, l.namespace, l.name, l.op, l.object,
+                  p.object AS previous, p.revision AS previous_revision
+             FROM kv_log l
+             LEFT JOIN LATERAL (
+               SELECT revision, object FROM kv_log p
+                WHERE p.resource = l.resource AND p.namespace = l.namespace AND p.name = l.name AND p.revision < l.revision
+                ORDER BY p.revision DESC LIMIT 1) p ON l.op <> 'create'
+            WHERE l.revision > $1
+            ORDER BY l.revision LIMIT $2) c ON true
+        WHERE m.id = 1
+        ORDER BY c.revision`,
+      [afterRevision, Math.max(0, Math.floor(limit))],
+    );
+    const { compacted } = rows[0];
+    // Rows after a compacted revision may be gone: a watch from there would miss events.
+    if (isBelow(afterRevision, compacted)) throw new RevisionCompactedError(afterRevision, compacted);
+    return rows
+      .filter((r) => r.revision !== null)
+      .map((r) => {
         const change: Change = {
-          type: CHANGE_TYPES[r.op!],
+          type: CHANGE_TYPES[r.op],
           key: { resource: r.resource, namespace: r.namespace, name: r.name },
-          revision: r.revision,
-          object: withRevision(r.object, r.revision),
+          revision: r.revision!,
+          object: withRevision(r.object, r.revision!),
         };
-        if (r.previous) change.previous = parseObject(r.previous);
+        if (r.previous) change.previous = withRevision(r.previous, r.previous_revision!);
         return change;
       });
+  }
+
+  /**
+   * Drops history older than `olderThanMs` that no read inside the window needs: rows
+   * superseded by a newer row of their key, and tombstones. A key's newest row is kept,
+   * so a list at any revision from the compaction mark on stays exact.
+   *
+   * The sweep covers the log up to the horizon (the newest revision such that every row
+   * up to it is older than the window) and only the keys written since the last sweep,
+   * since earlier ones already hold at most their newest row there. The compaction mark
+   * becomes the lowest revision still answered exactly: past every removed tombstone and
+   * at the successor of every removed superseded row.
+   */
+  compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }> {
+    return this.dataSource.transaction(async (tx) => {
+      // Locking the marks makes concurrent compactions (several replicas) take turns.
+      const [meta] = await tx.query(
+        `SELECT compacted_revision::text AS compacted, swept_revision::text AS swept FROM kv_meta WHERE id = 1 FOR UPDATE`,
+      );
+      const [{ horizon }] = await tx.query(
+        `SELECT coalesce(
+           (SELECT min(revision) - 1 FROM kv_log WHERE created_at > now() - $1::bigint * interval '1 millisecond'),
+           (SELECT revision FROM kv_revision WHERE id = 1))::text AS horizon`,
+        [Math.max(0, Math.floor(olderThanMs))],
+      );
+      if (!isBelow(meta.swept, horizon)) return { removedRows: 0, compactedRevision: meta.compacted };
+
+      const [swept] = await tx.query(
+        `WITH touched AS (
+           SELECT DISTINCT resource, namespace, name FROM kv_log WHERE revision > $1 AND revision <= $2),
+         history AS (
+           SELECT l.revision, l.op,
+                  lead(l.revision) OVER (PARTITION BY l.resource, l.namespace, l.name ORDER BY l.revision) AS successor
+             FROM kv_log l JOIN touched t USING (resource, namespace, name)
+            WHERE l.revision <= $2),
+         doomed AS (
+           SELECT revision, CASE WHEN op = 'delete' THEN revision ELSE successor END AS exact_from
+             FROM history WHERE op = 'delete' OR successor IS NOT NULL),
+         removed AS (
+           DELETE FROM kv_log USING doomed WHERE kv_log.revision = doomed.revision RETURNING doomed.exact_from)
+         SELECT count(*)::int AS count, max(exact_from)::text AS exact_from FROM removed`,
+        [meta.swept, horizon],
+      );
+      let compacted: string = meta.compacted;
+      if (swept.exact_from !== null && isBelow(compacted, swept.exact_from)) compacted = swept.exact_from;
+      await tx.query(`UPDATE kv_meta SET compacted_revision = $1, swept_revision = $2 WHERE id = 1`, [compacted, horizon]);
+      return { removedRows: Number(swept.count), compactedRevision: compacted };
     });
   }
 
-  async compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }> {
-    return this.dataSource.transaction(async (m) => {
-      const target: Array<{ revision: string }> = await m.query(
-        `SELECT coalesce(max(revision), 0)::text AS revision FROM kv_log WHERE created_at < clock_timestamp() - ($1::bigint * interval '1 millisecond')`,
-        [Math.floor(olderThanMs)],
+  /** Runs a write in a transaction holding the next revision. */
+  private write<T>(fn: (tx: EntityManager, revision: string) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (tx) => {
+      const [{ revision }] = await tx.query(
+        `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
+         SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`,
+        [CHANGES_CHANNEL],
       );
-      const upTo = target[0].revision;
-      // Superseded rows and tombstones at or below the mark go; a live key's newest row stays.
-      const removed = returnedRows(await m.query(
-        `DELETE FROM kv_log l WHERE l.revision <= $1 AND (l.op = ${OP_DELETE} OR EXISTS (
-           SELECT 1 FROM kv_log n WHERE n.resource = l.resource AND n.namespace = l.namespace AND n.name = l.name AND n.revision > l.revision))
-         RETURNING l.revision`,
-        [upTo],
-      ));
-      const updated = returnedRows<{ revision: string }>(
-        await m.query(
-          `UPDATE kv_meta SET compacted_revision = GREATEST(compacted_revision, $1::bigint) WHERE id = 1 RETURNING compacted_revision::text AS revision`,
-          [upTo],
-        ),
-      );
-      return { removedRows: removed.length, compactedRevision: updated[0].revision };
+      return fn(tx, revision);
     });
   }
 
-  /** Runs a write in a transaction holding the next revision; NOTIFY is delivered on commit. */
-  private write<T>(fn: (m: EntityManager, revision: string) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(async (m) => {
-      const rows = returnedRows<{ revision: string }>(
-        await m.query('UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision::text AS revision'),
-      );
-      const revision = rows[0].revision;
-      const result = await fn(m, revision);
-      await m.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, revision]);
-      return result;
-    });
-  }
-
-  private async lockCurrent(m: EntityManager, key: ObjectKey, pre?: WritePreconditions): Promise<Row> {
-    const rows: Array<Row & { uid: string | null }> = await m.query(
-      `SELECT revision::text AS revision, uid, object FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE`,
+  /** Locks the key's current row and checks the preconditions against it. */
+  private async lockCurrent(tx: EntityManager, key: ObjectKey, pre?: WritePreconditions): Promise<ObjectRow> {
+    const rows: Array<ObjectRow & { uid: string | null }> = await tx.query(
+      `SELECT revision::text AS revision, uid, object FROM kv_current
+        WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE`,
       [key.resource, key.namespace, key.name],
     );
-    if (!rows.length) throw new KeyNotFoundError(key);
+    if (rows.length === 0) throw new KeyNotFoundError(key);
     const current = rows[0];
     if (pre?.revision !== undefined && pre.revision !== current.revision) throw new StaleRevisionError(key, pre.revision, current.revision);
     if (pre?.uid !== undefined && pre.uid !== (current.uid ?? '')) throw new UidMismatchError(key, pre.uid, current.uid ?? '');
     return current;
   }
 
-  private async appendLog(m: EntityManager, revision: string, key: ObjectKey, op: number, object: KubeObject, prev: string | null) {
-    await m.query(
-      `INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object, prev_revision) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [revision, key.resource, key.namespace, key.name, op, object.metadata?.uid ?? null, toStored(object), prev],
-    );
-  }
-
-  private async checkNotCompacted(m: EntityManager, revision: string): Promise<void> {
-    const rows: Array<{ revision: string }> = await m.query('SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1');
-    if (BigInt(revision) < BigInt(rows[0].revision)) throw new RevisionCompactedError(revision, rows[0].revision);
+  private stored(key: ObjectKey, row: ObjectRow): StoredObject {
+    return { key, revision: row.revision, object: withRevision(row.object, row.revision) };
   }
 }

@@ -1,117 +1,141 @@
 import { EventEmitter } from 'node:events';
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Results } from '@electric-sql/pglite';
+import { SessionMutex, Unlock } from './session-mutex';
 
 /**
- * A stand-in for the `pg` module that TypeORM's postgres driver loads, backed by PGlite.
+ * A stand-in for the `pg` module, for TypeORM's postgres driver (`driver` option), backed
+ * by PGlite.
  *
- * PGlite has one session, so connections are handed out one at a time: a query runner
- * holds the session from connect() to release(), which keeps a transaction's statements
- * together and other callers' statements out of it (a rolled-back insert stays rolled
- * back). Code inside a transaction must use that transaction's manager; asking the pool
- * for a second connection from inside one would wait forever.
+ * PGlite has one session, so the pool hands out its one client to one holder at a time:
+ * a query runner holds the session from connect() to release(), which keeps each
+ * transaction's statements together and everyone else's out of it (a rolled-back insert
+ * stays invisible). Consequence: code inside a transaction must use that transaction's
+ * manager; asking the pool for another connection from inside one waits forever.
  */
 
-type Callback = (err: Error | null, connection?: PGliteConnection, release?: (err?: Error) => void) => void;
-
-interface QueryResultLike {
-  rows: unknown[];
-  rowCount: number;
+/** The subset of `pg`'s QueryResult TypeORM reads. */
+export interface PgQueryResult {
   command: string;
+  rowCount: number;
+  rows: Record<string, unknown>[];
   fields: Array<{ name: string; dataTypeID: number }>;
 }
 
+type QueryCallback = (err: Error | null, result?: PgQueryResult) => void;
+type ConnectCallback = (err: Error | null, client?: PGliteClient, release?: (err?: unknown) => void) => void;
+
+/** Date types PGlite parses into Date objects; rebuilt below in the caller's realm. */
+const DATE_OIDS = new Set([1082, 1114, 1184]);
+
 /** The first SQL keyword, which `pg` reports as `command` and TypeORM switches on. */
-function commandOf(sql: string): string {
-  const m = /^\s*(?:--[^\n]*\n\s*)*([a-zA-Z]+)/.exec(sql);
+export function commandOf(sql: string): string {
+  const m = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*([a-zA-Z]+)/.exec(sql);
   return m ? m[1].toUpperCase() : '';
 }
 
-class PGliteConnection extends EventEmitter {
+/** A server error with `pg`'s fields (code, detail, constraint, ...), created in the caller's realm. */
+export class PGliteDatabaseError extends Error {
+  code?: string;
+  severity?: string;
+  detail?: string;
+  hint?: string;
+  position?: string;
+  schema?: string;
+  table?: string;
+  column?: string;
+  constraint?: string;
+  routine?: string;
+
+  static from(err: unknown): Error {
+    if (!err || typeof err !== 'object' || !('message' in err)) return new Error(String(err));
+    const source = err as Record<string, unknown>;
+    const copy = new PGliteDatabaseError(String(source.message));
+    for (const field of ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const) {
+      if (typeof source[field] === 'string') copy[field] = source[field] as string;
+    }
+    return copy;
+  }
+}
+
+function toPgResult(sql: string, result: Results | undefined): PgQueryResult {
+  const fields = (result?.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
+  const dateFields = fields.filter((f) => DATE_OIDS.has(f.dataTypeID)).map((f) => f.name);
+  // Fresh row objects (and Dates): PGlite may live in another realm than the caller.
+  const rows = Array.from(result?.rows ?? [], (row) => {
+    const copy: Record<string, unknown> = { ...(row as Record<string, unknown>) };
+    for (const name of dateFields) {
+      const value = copy[name] as Date | null;
+      if (value) copy[name] = new Date(value.getTime());
+    }
+    return copy;
+  });
+  return { command: commandOf(sql), rowCount: result?.affectedRows ?? rows.length, rows, fields };
+}
+
+/** The one client: a `pg.Client` look-alike over the PGlite session. */
+class PGliteClient extends EventEmitter {
   constructor(private readonly db: PGlite) {
     super();
   }
 
-  async query(text: string, params?: unknown[]): Promise<QueryResultLike> {
-    if (!params || params.length === 0) {
-      // exec runs several statements (migrations); the last result is the answer.
-      const results = await this.db.exec(text);
-      const last = results[results.length - 1];
-      return {
-        rows: last?.rows ?? [],
-        rowCount: last?.affectedRows ?? last?.rows.length ?? 0,
-        command: commandOf(text),
-        fields: (last?.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-      };
-    }
-    const result = await this.db.query(text, params);
-    return {
-      rows: result.rows,
-      rowCount: result.affectedRows ?? result.rows.length,
-      command: commandOf(text),
-      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-    };
+  query(sql: string, params?: unknown[], callback?: QueryCallback): Promise<PgQueryResult> | undefined {
+    const run = this.run(sql, params);
+    if (!callback) return run;
+    run.then(
+      (result) => callback(null, result),
+      (err: Error) => callback(err),
+    );
+    return undefined;
   }
-}
 
-/** Serialises holders of the single session, first come first served. */
-class SessionMutex {
-  private tail: Promise<void> = Promise.resolve();
-
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((resolve) => (release = resolve));
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => next);
-    return ready;
+  private async run(sql: string, params?: unknown[]): Promise<PgQueryResult> {
+    try {
+      if (params && params.length > 0) return toPgResult(sql, await this.db.query(sql, params));
+      // Without parameters `pg` uses the simple protocol, which allows several statements.
+      const results = await this.db.exec(sql);
+      return toPgResult(sql, results[results.length - 1]);
+    } catch (err) {
+      throw PGliteDatabaseError.from(err);
+    }
   }
 }
 
 export interface PGliteDriver {
   /** The `pg`-shaped module for TypeORM's `driver` option. */
-  pg: unknown;
-  /** Runs `fn` while holding the session (for PGlite calls made outside TypeORM). */
+  pg: { Pool: new () => EventEmitter };
+  /** Runs `fn` while holding the session (for PGlite calls made outside TypeORM: LISTEN, dump, close). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export function createPGliteDriver(db: PGlite): PGliteDriver {
   const mutex = new SessionMutex();
-  const connection = new PGliteConnection(db);
+  const client = new PGliteClient(db);
+
+  /** Gives the session back, first ending any transaction its holder left open. */
+  const releaser = (unlock: Unlock) => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (db.closed || !db.isInTransaction()) return unlock();
+      db.exec('ROLLBACK').then(unlock, unlock);
+    };
+  };
 
   class Pool extends EventEmitter {
-    connect(callback?: Callback): Promise<PGliteConnection> | void {
-      const acquired = mutex.acquire().then((unlock) => {
-        let released = false;
-        const release = () => {
-          if (released) return;
-          released = true;
-          unlock();
-        };
-        return { release };
-      });
-      if (callback) {
-        acquired.then(
-          ({ release }) => callback(null, connection, release),
-          (err) => callback(err as Error),
-        );
-        return;
-      }
-      return acquired.then(() => connection);
+    /** TypeORM's form: the callback gets the client and the release that ends the hold. */
+    connect(callback: ConnectCallback): void {
+      mutex.acquire().then(
+        (unlock) => callback(null, client, releaser(unlock)),
+        (err: Error) => callback(err),
+      );
     }
 
-    end(callback?: (err?: Error) => void): void {
+    end(callback?: (err?: Error) => void): Promise<void> {
       callback?.();
+      return Promise.resolve();
     }
   }
 
-  return {
-    pg: { Pool, Client: Pool, defaults: {} },
-    async exclusive(fn) {
-      const unlock = await mutex.acquire();
-      try {
-        return await fn();
-      } finally {
-        unlock();
-      }
-    },
-  };
+  return { pg: { Pool }, exclusive: (fn) => mutex.run(fn) };
 }

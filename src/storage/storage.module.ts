@@ -1,37 +1,42 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HealthChecks } from '../health/health-checks';
+import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
 import { Database, openDatabase } from './database';
-import { OBJECT_STORE, ObjectStore } from './object-store';
 import { MvccStore } from './mvcc-store';
+import { OBJECT_STORE, ObjectStore } from './object-store';
 
+/** The open Database (engine, DataSource, notifier). */
 export const DATABASE = Symbol('DATABASE');
-/** The wake-up source (LISTEN/NOTIFY) of the change feed. */
+/** The ChangeNotifier: LISTEN/NOTIFY on the change log. */
+export const CHANGE_NOTIFIER = Symbol('CHANGE_NOTIFIER');
+/** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
 export const CHANGE_WAKEUPS = Symbol('CHANGE_WAKEUPS');
 const COMPACTOR = Symbol('COMPACTOR');
 
 export interface StorageSettings {
   databaseUrl?: string;
   dataDir: string;
+  /** `--history-window`: how long superseded versions stay readable. */
   historyWindowSeconds: number;
 }
 
-/** Settings only tests use: a migrated template for the embedded store, a schema on PostgreSQL. */
+/** Settings only tests use: a migrated template for the embedded engine, a schema on PostgreSQL. */
 export interface StorageTestHooks {
-  templateDump?: Buffer;
+  templateDump?: Uint8Array;
   schema?: string;
 }
 
-/** Starts compaction once the app runs and closes the database last. */
+/** Starts compaction once the app runs; closes the database when it stops. */
 @Injectable()
 class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(COMPACTOR) private readonly compactor: Compactor,
-    health: HealthChecks,
+    @Optional() health?: HealthChecks,
   ) {
-    health.register('storage', ['livez', 'readyz'], async () => {
+    health?.register('storage', ['livez', 'readyz'], async () => {
       await this.db.dataSource.query('SELECT 1');
     });
   }
@@ -46,7 +51,7 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 }
 
-/** PostgreSQL or the embedded store, migrated, behind the ObjectStore interface. */
+/** PostgreSQL or the embedded engine, migrated, behind the ObjectStore interface. */
 @Module({})
 export class StorageModule {
   static forRoot(settings: StorageSettings, hooks: StorageTestHooks = {}): DynamicModule {
@@ -59,8 +64,13 @@ export class StorageModule {
           useFactory: () => openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, ...hooks }),
         },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
-        { provide: OBJECT_STORE, useFactory: (ds: DataSource) => new MvccStore(ds), inject: [DataSource] },
-        { provide: CHANGE_WAKEUPS, useFactory: (db: Database) => db.wakeups, inject: [DATABASE] },
+        { provide: OBJECT_STORE, useFactory: (dataSource: DataSource) => new MvccStore(dataSource), inject: [DataSource] },
+        { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },
+        {
+          provide: CHANGE_WAKEUPS,
+          useFactory: (notifier: ChangeNotifier) => ({ subscribe: (onWake: () => void) => notifier.listen(() => onWake()) }),
+          inject: [CHANGE_NOTIFIER],
+        },
         {
           provide: COMPACTOR,
           useFactory: (store: ObjectStore) => new Compactor(store, settings.historyWindowSeconds * 1000),
@@ -68,7 +78,7 @@ export class StorageModule {
         },
         StorageLifecycle,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_WAKEUPS],
+      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS],
     };
   }
 }

@@ -1,32 +1,70 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { Database, DatabaseSettings, openDatabase } from '../../src/storage/database';
 import { MvccStore } from '../../src/storage/mvcc-store';
-import { ensureTemplate, readTemplate } from './db-template';
-import { dropSchema, newSchemaName } from './test-server';
+import { templateDump } from './db-template';
+
+export type TestEngine = 'pglite' | 'postgres';
 
 export interface TestDatabase {
+  engine: TestEngine;
   db: Database;
   store: MvccStore;
+  /** Settings that reopen this database (same data dir or schema, no template). */
   settings: DatabaseSettings;
-  /** Close the database (keeps the data, for reopen tests). */
+  /** Close the database, keeping its data (restart tests). */
   close(): Promise<void>;
-  /** Close and delete the data dir or schema. */
+  /** Close it and delete its data dir and schema. */
   destroy(): Promise<void>;
 }
 
-/** A fresh migrated database on the engine under test: PostgreSQL when DATABASE_URL is set, else embedded. */
-export async function openTestDatabase(): Promise<TestDatabase> {
-  const databaseUrl = process.env.DATABASE_URL || undefined;
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
-  let settings: DatabaseSettings;
-  if (databaseUrl) settings = { databaseUrl, dataDir, schema: newSchemaName() };
-  else {
-    await ensureTemplate();
-    settings = { dataDir, templateDump: readTemplate() };
+/** The engines a storage suite runs on: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export function testEngines(): TestEngine[] {
+  return process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** The engine the server-level tests use: PostgreSQL when DATABASE_URL is set, else PGlite. */
+export function defaultEngine(): TestEngine {
+  return process.env.DATABASE_URL ? 'postgres' : 'pglite';
+}
+
+export const engineName = (engine: TestEngine = defaultEngine()) => (engine === 'postgres' ? 'PostgreSQL' : 'embedded PGlite');
+
+/** A schema name no other test uses. */
+export function newTestSchema(): string {
+  return `t_${randomBytes(6).toString('hex')}`;
+}
+
+export async function dropTestSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
   }
-  const db = await openDatabase(settings);
+}
+
+/**
+ * A fresh, migrated, empty database: PGlite in a new temp dir seeded from the template
+ * (about half a second), or a new schema on DATABASE_URL's PostgreSQL.
+ */
+export async function openTestDatabase(engine: TestEngine = defaultEngine()): Promise<TestDatabase> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (engine === 'postgres' && !databaseUrl) throw new Error('the postgres test engine needs DATABASE_URL');
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
+  const settings: DatabaseSettings =
+    engine === 'postgres' ? { databaseUrl, dataDir, schema: newTestSchema() } : { dataDir, templateDump: await templateDump() };
+  let db: Database;
+  try {
+    db = await openDatabase(settings);
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -34,17 +72,15 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     await db.close();
   };
   return {
+    engine,
     db,
     store: new MvccStore(db.dataSource),
-    // Reopening an embedded dir must not load the template again.
     settings: { ...settings, templateDump: undefined },
     close,
     async destroy() {
       await close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (databaseUrl && settings.schema) await dropSchema(databaseUrl, settings.schema);
+      if (settings.databaseUrl && settings.schema) await dropTestSchema(settings.databaseUrl, settings.schema);
     },
   };
 }
-
-export const engineName = () => (process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite');

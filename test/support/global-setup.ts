@@ -1,6 +1,6 @@
 import { ensureTemplate } from './db-template';
 
-/** Once per jest run: the migrated embedded-database template e2e suites start from. */
+/** Once per jest run (e2e project): the migrated embedded-database template tests start from. */
 export default async function globalSetup(): Promise<void> {
-  if (!process.env.DATABASE_URL) await ensureTemplate();
+  await ensureTemplate();
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { dropTestSchema, newTestSchema } from './db';
 import { defaultOptions, ServerOptions } from '../../src/config/options';
 import { issueClientCertificate } from '../../src/server/certificates';
 import { RunningServer, startServer } from '../../src/server/start';
@@ -35,10 +34,6 @@ export interface TestServerOptions {
   databaseUrl?: string;
 }
 
-export function newSchemaName(): string {
-  return `t_${randomBytes(6).toString('hex')}`;
-}
-
 /**
  * Boots the real server over HTTPS on a free port: the embedded store from the migrated
  * template by default, or (with DATABASE_URL) PostgreSQL in a schema of its own.
@@ -46,7 +41,7 @@ export function newSchemaName(): string {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-e2e-'));
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
-  const schema = databaseUrl && !opts.databaseUrl ? (opts.schema ?? newSchemaName()) : opts.schema;
+  const schema = databaseUrl && !opts.databaseUrl ? (opts.schema ?? newTestSchema()) : opts.schema;
   const freshEmbedded = !databaseUrl && !opts.dataDir;
   if (freshEmbedded) await ensureTemplate();
   const options = defaultOptions({ securePort: 0, dataDir, databaseUrl, ...opts.options });
@@ -72,19 +67,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       await running.close();
       if (opts.keep) return;
       rmSync(dataDir, { recursive: true, force: true });
-      if (databaseUrl && schema && !opts.schema) await dropSchema(databaseUrl, schema);
+      if (databaseUrl && schema && !opts.schema) await dropTestSchema(databaseUrl, schema);
     },
   };
-}
-
-export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 export function readCa(server: TestServer): string {

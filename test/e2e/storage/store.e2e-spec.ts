@@ -1,186 +1,364 @@
-import { openDatabase } from '../../../src/storage/database';
+import { KubeObject } from '../../../src/api/types';
 import { DataDirInUseError } from '../../../src/storage/data-dir-lock';
+import { openDatabase } from '../../../src/storage/database';
 import { MvccStore } from '../../../src/storage/mvcc-store';
-import { KeyExistsError, KeyNotFoundError, RevisionCompactedError, StaleRevisionError, UidMismatchError } from '../../../src/storage/object-store';
-import { engineName, openTestDatabase, TestDatabase } from '../../support/db';
+import {
+  KeyExistsError,
+  KeyNotFoundError,
+  ListResult,
+  ObjectKey,
+  RevisionCompactedError,
+  StaleRevisionError,
+  StoredObject,
+  UidMismatchError,
+} from '../../../src/storage/object-store';
+import { dropTestSchema, engineName, newTestSchema, openTestDatabase, TestDatabase, testEngines } from '../../support/db';
 
-const key = (name: string, namespace = 'ns') => ({ resource: 'rbac.authorization.platform.io/roles', namespace, name });
-const obj = (name: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}` }, ...extra });
+let resources = 0;
+/** A resource no other test writes, so tests can share one database. */
+const freshResource = () => `test.platform.io/things${++resources}`;
 
-/** The storage contract, run against the engine of this run (PGlite, or PostgreSQL with DATABASE_URL). */
-describe(`MVCC store on ${engineName()}`, () => {
-  let t: TestDatabase;
+const keyOf = (resource: string, name: string, namespace = 'ns'): ObjectKey => ({ resource, namespace, name });
+const objectOf = (name: string, extra: Record<string, unknown> = {}, namespace = 'ns'): KubeObject => ({
+  metadata: { name, namespace, uid: `uid-${name}` },
+  ...extra,
+});
+const names = (list: ListResult) => list.items.map((i) => `${i.key.namespace}/${i.key.name}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The storage contract on every engine of this run: PGlite always, PostgreSQL with DATABASE_URL. */
+describe.each(testEngines())('MVCC store on %s', (engine) => {
+  let shared: TestDatabase;
   let store: MvccStore;
 
-  beforeEach(async () => {
-    t = await openTestDatabase();
-    store = t.store;
+  beforeAll(async () => {
+    shared = await openTestDatabase(engine);
+    store = shared.store;
   });
-  afterEach(async () => {
-    await t.destroy();
-  });
-
-  it('assigns one strictly increasing revision per write and reads it back as resourceVersion', async () => {
-    const a = await store.create(key('a'), obj('a'));
-    const b = await store.create(key('b'), obj('b'));
-    const a2 = await store.update(key('a'), obj('a', { x: 1 }), { revision: a.revision });
-    expect([a, b, a2].map((s) => Number(s.revision))).toEqual([1, 2, 3]);
-    expect(await store.currentRevision()).toBe('3');
-    const got = await store.get(key('a'));
-    expect(got).toMatchObject({ revision: '3', object: { x: 1, metadata: { resourceVersion: '3' } } });
-    await expect(store.create(key('a'), obj('a'))).rejects.toBeInstanceOf(KeyExistsError);
-    expect(await store.currentRevision()).toBe('3');
+  afterAll(async () => {
+    await shared?.destroy();
   });
 
-  it('20 concurrent read-modify-write updates of one key: distinct revisions or clean conflicts, no lost update', async () => {
-    await store.create(key('counter'), obj('counter', { count: 0 }));
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, async () => {
-        const current = await store.get(key('counter'));
-        const count = (current!.object.count as number) + 1;
-        return store.update(key('counter'), obj('counter', { count }), { revision: current!.revision });
-      }),
-    );
-    const ok = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<MvccStore['update']>>> => r.status === 'fulfilled');
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(ok.length + failed.length).toBe(20);
-    for (const f of failed) expect(f.reason).toBeInstanceOf(StaleRevisionError);
-    const revisions = ok.map((r) => BigInt(r.value.revision));
-    expect(new Set(revisions).size).toBe(revisions.length);
-    const final = await store.get(key('counter'));
-    // Every successful update built on the previous one: the count equals the number of successes.
-    expect(final!.object.count).toBe(ok.length);
-    const log = await store.changesSince('0', 100);
-    const mine = log.filter((c) => c.key.name === 'counter').map((c) => c.object.count);
-    expect(mine).toEqual(Array.from({ length: ok.length + 1 }, (_, i) => i));
+  it(`runs on ${engineName(engine)}`, () => {
+    expect(shared.db.engine).toBe(engine);
   });
 
-  it('checks revision and uid preconditions on update and delete', async () => {
-    const a = await store.create(key('p'), obj('p'));
-    await store.update(key('p'), obj('p', { v: 2 }), { revision: a.revision });
-    await expect(store.update(key('p'), obj('p', { v: 3 }), { revision: a.revision })).rejects.toBeInstanceOf(StaleRevisionError);
-    await expect(store.delete(key('p'), { revision: a.revision })).rejects.toBeInstanceOf(StaleRevisionError);
-    await expect(store.delete(key('p'), { uid: 'other' })).rejects.toBeInstanceOf(UidMismatchError);
-    await expect(store.update(key('missing'), obj('missing'))).rejects.toBeInstanceOf(KeyNotFoundError);
-    const deleted = await store.delete(key('p'), { uid: 'uid-p' });
+  it('gives each write the next revision and reads it back as resourceVersion', async () => {
+    const r = freshResource();
+    const start = BigInt(await store.currentRevision());
+    const a = await store.create(keyOf(r, 'a'), objectOf('a', { spec: { x: 0 } }));
+    const b = await store.create(keyOf(r, 'b'), objectOf('b'));
+    const a2 = await store.update(keyOf(r, 'a'), { ...objectOf('a', { spec: { x: 1 } }), metadata: { ...objectOf('a').metadata, resourceVersion: '999' } });
+    expect([a, b, a2].map((s) => BigInt(s.revision) - start)).toEqual([1n, 2n, 3n]);
+    expect(await store.currentRevision()).toBe(a2.revision);
+    expect(a2.object.metadata.resourceVersion).toBe(a2.revision);
+    const got = await store.get(keyOf(r, 'a'));
+    expect(got).toEqual({ key: keyOf(r, 'a'), revision: a2.revision, object: { metadata: { name: 'a', namespace: 'ns', uid: 'uid-a', resourceVersion: a2.revision }, spec: { x: 1 } } });
+    expect(await store.get(keyOf(r, 'a'), a.revision)).toMatchObject({ revision: a.revision, object: { spec: { x: 0 }, metadata: { resourceVersion: a.revision } } });
+    expect(await store.get(keyOf(r, 'b'), a.revision)).toBeNull();
+    expect(await store.get(keyOf(r, 'missing'))).toBeNull();
+  });
+
+  it('20 concurrent read-modify-write updates of one key lose nothing', async () => {
+    const key = keyOf(freshResource(), 'counter');
+    await store.create(key, objectOf('counter', { count: 0 }));
+    let conflicts = 0;
+    // All first reads happen before any write, so the first round must conflict.
+    const firstReads = await Promise.all(Array.from({ length: 20 }, () => store.get(key)));
+    const increment = async (first: StoredObject | null): Promise<StoredObject> => {
+      for (let read = first; ; read = await store.get(key)) {
+        try {
+          return await store.update(key, objectOf('counter', { count: (read!.object.count as number) + 1 }), { revision: read!.revision });
+        } catch (err) {
+          if (!(err instanceof StaleRevisionError)) throw err;
+          conflicts++;
+        }
+      }
+    };
+    const written = await Promise.all(firstReads.map(increment));
+
+    expect(conflicts).toBeGreaterThanOrEqual(19);
+    const byRevision = [...written].sort((x, y) => (BigInt(x.revision) < BigInt(y.revision) ? -1 : 1));
+    expect(new Set(written.map((w) => w.revision)).size).toBe(20);
+    // Revision order is the order the increments applied in: each built on the one before.
+    expect(byRevision.map((w) => w.object.count)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect((await store.get(key))!.object.count).toBe(20);
+  });
+
+  it('checks revision and uid preconditions; refuses duplicate creates and missing keys', async () => {
+    const r = freshResource();
+    const key = keyOf(r, 'p');
+    const created = await store.create(key, objectOf('p'));
+    await expect(store.create(key, objectOf('p'))).rejects.toBeInstanceOf(KeyExistsError);
+    const updated = await store.update(key, objectOf('p', { v: 2 }), { revision: created.revision, uid: 'uid-p' });
+
+    const stale = store.update(key, objectOf('p', { v: 3 }), { revision: created.revision });
+    await expect(stale).rejects.toBeInstanceOf(StaleRevisionError);
+    await expect(stale).rejects.toMatchObject({ expected: created.revision, actual: updated.revision });
+    await expect(store.delete(key, { revision: created.revision })).rejects.toBeInstanceOf(StaleRevisionError);
+    await expect(store.update(key, objectOf('p', { v: 3 }), { uid: 'someone-else' })).rejects.toBeInstanceOf(UidMismatchError);
+    await expect(store.delete(key, { uid: 'someone-else' })).rejects.toBeInstanceOf(UidMismatchError);
+    await expect(store.update(keyOf(r, 'missing'), objectOf('missing'))).rejects.toBeInstanceOf(KeyNotFoundError);
+    await expect(store.delete(keyOf(r, 'missing'))).rejects.toBeInstanceOf(KeyNotFoundError);
+    expect(await store.currentRevision()).toBe(updated.revision);
+
+    const deleted = await store.delete(key, { revision: updated.revision, uid: 'uid-p' });
+    expect(BigInt(deleted.revision)).toBe(BigInt(updated.revision) + 1n);
     expect(deleted.object).toMatchObject({ v: 2, metadata: { resourceVersion: deleted.revision } });
-    expect(await store.get(key('p'))).toBeNull();
+    expect(await store.get(key)).toBeNull();
+    expect(await store.get(key, updated.revision)).toMatchObject({ object: { v: 2 } });
+    expect(await store.get(key, deleted.revision)).toBeNull();
+    // A deleted key can be created again.
+    expect((await store.create(key, objectOf('p', { v: 'again' }))).object.v).toBe('again');
   });
 
-  it('a transaction that fails leaves nothing behind', async () => {
-    await store.create(key('keep'), obj('keep'));
+  it('a transaction that throws leaves nothing behind, and nobody saw its rows', async () => {
+    const r = freshResource();
+    const ghost = keyOf(r, 'ghost');
     const before = await store.currentRevision();
+    let seenFromOutside: Promise<StoredObject | null> | undefined;
     await expect(
-      t.db.dataSource.transaction(async (m) => {
-        await m.query('UPDATE kv_revision SET revision = revision + 1 WHERE id = 1');
-        await m.query(`INSERT INTO kv_current (resource, namespace, name, revision, object) VALUES ('x', '', 'ghost', 99, '{}')`);
-        await m.query(`INSERT INTO kv_log (revision, resource, namespace, name, op, object) VALUES (99, 'x', '', 'ghost', 1, '{}')`);
+      shared.db.dataSource.transaction(async (tx) => {
+        const [{ revision }] = await tx.query(`WITH n AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision) SELECT revision::text AS revision FROM n`);
+        await tx.query(`INSERT INTO kv_current (resource, namespace, name, revision, object) VALUES ($1, 'ns', 'ghost', $2, '{}')`, [r, revision]);
+        await tx.query(`INSERT INTO kv_log (revision, resource, namespace, name, op, object) VALUES ($2, $1, 'ns', 'ghost', 'create', '{}')`, [r, revision]);
+        // A reader outside the transaction while it is open (on PGlite it waits for it).
+        seenFromOutside = store.get(ghost);
+        await sleep(20);
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
+    expect(await seenFromOutside).toBeNull();
     expect(await store.currentRevision()).toBe(before);
-    expect(await t.db.dataSource.query(`SELECT * FROM kv_current WHERE name = 'ghost'`)).toEqual([]);
-    expect(await t.db.dataSource.query(`SELECT * FROM kv_log WHERE name = 'ghost'`)).toEqual([]);
-    // A failed store write (key exists) also leaves the counter where it was.
-    await expect(store.create(key('keep'), obj('keep'))).rejects.toBeInstanceOf(KeyExistsError);
-    expect(await store.currentRevision()).toBe(before);
+    expect(await store.get(ghost)).toBeNull();
+    expect(await shared.db.dataSource.query(`SELECT 1 FROM kv_log WHERE resource = $1`, [r])).toEqual([]);
+    expect(await store.changesSince(before, 10)).toEqual([]);
+
+    // A store write that fails part-way (the key exists) gives its revision back too.
+    await store.create(keyOf(r, 'real'), objectOf('real'));
+    const after = await store.currentRevision();
+    await expect(store.create(keyOf(r, 'real'), objectOf('real'))).rejects.toBeInstanceOf(KeyExistsError);
+    expect(await store.currentRevision()).toBe(after);
+    expect((await store.create(keyOf(r, 'next'), objectOf('next'))).revision).toBe((BigInt(after) + 1n).toString());
   });
 
-  it('lists in key order with paging, remaining counts, and at an older revision', async () => {
-    for (const n of ['c', 'a', 'e', 'b', 'd']) await store.create(key(n), obj(n));
-    await store.create(key('z', 'other'), obj('z'));
-    const first = await store.list(key('').resource, { namespace: 'ns', limit: 2 });
-    expect(first.items.map((i) => i.key.name)).toEqual(['a', 'b']);
-    expect(first).toMatchObject({ hasMore: true, remaining: 3, revision: '6' });
-    const second = await store.list(key('').resource, { namespace: 'ns', limit: 2, after: { namespace: 'ns', name: 'b' } });
-    expect(second.items.map((i) => i.key.name)).toEqual(['c', 'd']);
-    const all = await store.list(key('').resource);
-    expect(all.items.map((i) => `${i.key.namespace}/${i.key.name}`)).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d', 'ns/e', 'other/z']);
-    expect(all.hasMore).toBe(false);
-
+  it('lists in bytewise key order with after/limit/remaining paging, also at an older revision', async () => {
+    const r = freshResource();
+    for (const n of ['c', 'a', 'e', 'B', 'd']) await store.create(keyOf(r, n), objectOf(n));
+    await store.create(keyOf(r, 'z', 'other'), objectOf('z', {}, 'other'));
+    await store.create(keyOf(r, 'y', 'kube-system'), objectOf('y', {}, 'kube-system'));
     const snapshot = await store.currentRevision();
-    await store.delete(key('a'));
-    await store.update(key('b'), obj('b', { changed: true }));
-    await store.create(key('f'), obj('f'));
-    const then = await store.list(key('').resource, { namespace: 'ns', atRevision: snapshot });
+
+    const all = await store.list(r);
+    expect(names(all)).toEqual(['kube-system/y', 'ns/B', 'ns/a', 'ns/c', 'ns/d', 'ns/e', 'other/z']);
+    expect(all).toMatchObject({ hasMore: false, revision: snapshot });
+    expect(all.remaining).toBeUndefined();
+    expect(all.items[1]).toMatchObject({ key: keyOf(r, 'B'), object: { metadata: { name: 'B', resourceVersion: all.items[1].revision } } });
+
+    const first = await store.list(r, { namespace: 'ns', limit: 2 });
+    expect(names(first)).toEqual(['ns/B', 'ns/a']);
+    expect(first).toMatchObject({ hasMore: true, remaining: 3, revision: snapshot });
+    const second = await store.list(r, { namespace: 'ns', limit: 2, after: { namespace: 'ns', name: 'a' } });
+    expect(names(second)).toEqual(['ns/c', 'ns/d']);
+    expect(second).toMatchObject({ hasMore: true, remaining: 1 });
+    const last = await store.list(r, { namespace: 'ns', limit: 2, after: { namespace: 'ns', name: 'd' } });
+    expect(names(last)).toEqual(['ns/e']);
+    expect(last.hasMore).toBe(false);
+    expect(await store.list(r, { namespace: 'ns', limit: 5 })).toMatchObject({ hasMore: false });
+    expect(await store.list(r, { limit: 0 })).toMatchObject({ items: [], hasMore: true, remaining: 7 });
+    expect(await store.list(freshResource())).toEqual({ items: [], revision: snapshot, hasMore: false });
+
+    // Paging across namespaces visits every item once.
+    const walked: string[] = [];
+    for (let after: { namespace: string; name: string } | undefined, page: ListResult | undefined; !page || page.hasMore; ) {
+      page = await store.list(r, { limit: 3, after });
+      walked.push(...names(page));
+      const tail = page.items[page.items.length - 1].key;
+      after = { namespace: tail.namespace, name: tail.name };
+    }
+    expect(walked).toEqual(names(all));
+
+    await store.delete(keyOf(r, 'a'));
+    await store.update(keyOf(r, 'B'), objectOf('B', { changed: true }));
+    await store.create(keyOf(r, 'f'), objectOf('f'));
+    expect(names(await store.list(r, { namespace: 'ns' }))).toEqual(['ns/B', 'ns/c', 'ns/d', 'ns/e', 'ns/f']);
+
+    const then = await store.list(r, { namespace: 'ns', atRevision: snapshot });
     expect(then.revision).toBe(snapshot);
-    expect(then.items.map((i) => i.key.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(then.items[1].object.changed).toBeUndefined();
-    const pagedThen = await store.list(key('').resource, { namespace: 'ns', atRevision: snapshot, limit: 2, after: { namespace: 'ns', name: 'a' } });
-    expect(pagedThen).toMatchObject({ hasMore: true, remaining: 2 });
-    expect(await store.get(key('a'), snapshot)).not.toBeNull();
-    expect(await store.get(key('a'))).toBeNull();
+    expect(names(then)).toEqual(['ns/B', 'ns/a', 'ns/c', 'ns/d', 'ns/e']);
+    expect(then.items[0].object.changed).toBeUndefined();
+    expect(then.items.every((i) => BigInt(i.revision) <= BigInt(snapshot))).toBe(true);
+    const pagedThen = await store.list(r, { namespace: 'ns', atRevision: snapshot, limit: 2, after: { namespace: 'ns', name: 'B' } });
+    expect(names(pagedThen)).toEqual(['ns/a', 'ns/c']);
+    expect(pagedThen).toMatchObject({ hasMore: true, remaining: 2, revision: snapshot });
   });
 
-  it('reports changes in revision order with their types and previous state', async () => {
-    await store.create(key('w'), obj('w', { v: 1 }));
-    await store.update(key('w'), obj('w', { v: 2 }));
-    await store.delete(key('w'));
-    const changes = await store.changesSince('0', 10);
-    expect(changes.map((c) => [c.type, c.revision, c.object.v])).toEqual([
-      ['ADDED', '1', 1],
-      ['MODIFIED', '2', 2],
-      ['DELETED', '3', 2],
+  it('reports changes oldest first with their types and previous state', async () => {
+    const r = freshResource();
+    const start = await store.currentRevision();
+    await store.create(keyOf(r, 'w'), objectOf('w', { v: 1 }));
+    await store.update(keyOf(r, 'w'), objectOf('w', { v: 2 }));
+    await store.create(keyOf(r, 'other'), objectOf('other'));
+    await store.delete(keyOf(r, 'w'));
+    const changes = await store.changesSince(start, 100);
+    const base = BigInt(start);
+    expect(changes.map((c) => [c.type, BigInt(c.revision) - base, c.key.name, c.object.v, c.object.metadata.resourceVersion === c.revision])).toEqual([
+      ['ADDED', 1n, 'w', 1, true],
+      ['MODIFIED', 2n, 'w', 2, true],
+      ['ADDED', 3n, 'other', undefined, true],
+      ['DELETED', 4n, 'w', 2, true],
     ]);
-    expect(changes[1].previous).toMatchObject({ v: 1 });
-    expect(await store.changesSince('1', 1)).toHaveLength(1);
+    expect(changes[0].previous).toBeUndefined();
+    expect(changes[1].previous).toMatchObject({ v: 1, metadata: { resourceVersion: changes[0].revision } });
+    expect(changes[3].previous).toMatchObject({ v: 2 });
+    expect((await store.changesSince(start, 2)).map((c) => c.revision)).toEqual([changes[0].revision, changes[1].revision]);
+    expect((await store.changesSince(changes[1].revision, 100)).map((c) => c.type)).toEqual(['ADDED', 'DELETED']);
+    expect(await store.changesSince(await store.currentRevision(), 100)).toEqual([]);
   });
 
-  it('compaction drops superseded rows, keeps every newest row, and reports older revisions as compacted', async () => {
-    await store.create(key('live'), obj('live', { v: 1 }));
-    await store.update(key('live'), obj('live', { v: 2 }));
-    await store.create(key('gone'), obj('gone'));
-    await store.delete(key('gone'));
-    await store.create(key('single'), obj('single'));
-    const mark = await store.currentRevision();
-    const result = await store.compact(0);
-    expect(result.compactedRevision).toBe(mark);
-    expect(result.removedRows).toBe(3); // live@1, gone@3 and its tombstone
-    expect(await store.compactedRevision()).toBe(mark);
-    const rows: Array<{ name: string }> = await t.db.dataSource.query('SELECT name FROM kv_log ORDER BY revision');
-    expect(rows.map((r) => r.name)).toEqual(['live', 'single']);
-    // The newest state is intact and exact at the compaction mark.
-    const current = await store.list(key('').resource, { namespace: 'ns', atRevision: mark });
-    expect(current.items.map((i) => [i.key.name, i.object.v])).toEqual([
-      ['live', 2],
-      ['single', undefined],
-    ]);
-    await expect(store.list(key('').resource, { atRevision: '1' })).rejects.toBeInstanceOf(RevisionCompactedError);
-    await expect(store.changesSince('1', 10)).rejects.toBeInstanceOf(RevisionCompactedError);
-    await expect(store.get(key('live'), '2')).rejects.toBeInstanceOf(RevisionCompactedError);
-    // Rows inside the window are kept.
-    await store.update(key('live'), obj('live', { v: 3 }));
-    expect((await store.compact(60_000)).removedRows).toBe(0);
-  });
-
-  it('keeps data across a restart', async () => {
-    await store.create(key('durable'), obj('durable', { v: 7 }));
-    await t.close();
-    const reopened = await openDatabase(t.settings);
+  it('wakes a listener with the revision of each committed write, never for a rolled-back one', async () => {
+    const r = freshResource();
+    const heard: string[] = [];
+    const unlisten = await shared.db.notifier.listen((revision) => heard.push(revision));
     try {
-      const again = new MvccStore(reopened.dataSource);
-      expect((await again.get(key('durable')))?.object.v).toBe(7);
-      expect(await again.currentRevision()).toBe('1');
-      expect((await again.create(key('next'), obj('next'))).revision).toBe('2');
+      await expect(
+        shared.db.dataSource.transaction(async (tx) => {
+          await tx.query(`SELECT pg_notify('kv_changes', 'rolled-back')`);
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      const written = await store.create(keyOf(r, 'y'), objectOf('y'));
+      for (let waited = 0; !heard.includes(written.revision) && waited < 5000; waited += 10) {
+        await store.currentRevision(); // PGlite delivers notifications as it runs statements
+        await sleep(10);
+      }
+      expect(heard).toContain(written.revision);
+      expect(heard).not.toContain('rolled-back');
     } finally {
-      await reopened.close();
+      await unlisten();
+    }
+    // After unlisten, nothing more arrives.
+    const count = heard.length;
+    await store.create(keyOf(r, 'z'), objectOf('z'));
+    await sleep(50);
+    await store.currentRevision();
+    expect(heard.length).toBe(count);
+  });
+
+  it('compaction drops superseded rows and tombstones, keeps every newest row, and stays exact from its mark on', async () => {
+    const t = await openTestDatabase(engine);
+    try {
+      const s = t.store;
+      const r = freshResource();
+      await s.create(keyOf(r, 'live'), objectOf('live', { v: 1 })); // 1
+      await s.update(keyOf(r, 'live'), objectOf('live', { v: 2 })); // 2
+      await s.create(keyOf(r, 'gone'), objectOf('gone')); // 3
+      await s.delete(keyOf(r, 'gone')); // 4
+      await s.create(keyOf(r, 'single'), objectOf('single')); // 5
+      expect(await s.currentRevision()).toBe('5');
+      await sleep(5);
+
+      const result = await s.compact(0);
+      // live@1 (superseded at 2), gone@3 and its tombstone@4: reads from 4 on stay exact.
+      expect(result).toEqual({ removedRows: 3, compactedRevision: '4' });
+      expect(await s.compactedRevision()).toBe('4');
+      const rows: Array<{ name: string; revision: string }> = await t.db.dataSource.query('SELECT name, revision::text AS revision FROM kv_log ORDER BY revision');
+      expect(rows).toEqual([
+        { name: 'live', revision: '2' },
+        { name: 'single', revision: '5' },
+      ]);
+      expect(names(await s.list(r, { atRevision: '4' }))).toEqual(['ns/live']);
+      expect((await s.list(r, { atRevision: '5' })).items.map((i) => [i.key.name, i.object.v])).toEqual([
+        ['live', 2],
+        ['single', undefined],
+      ]);
+      expect((await s.changesSince('4', 10)).map((c) => c.revision)).toEqual(['5']);
+      await expect(s.list(r, { atRevision: '3' })).rejects.toBeInstanceOf(RevisionCompactedError);
+      await expect(s.get(keyOf(r, 'live'), '1')).rejects.toBeInstanceOf(RevisionCompactedError);
+      await expect(s.changesSince('3', 10)).rejects.toBeInstanceOf(RevisionCompactedError);
+      // Nothing new to sweep: nothing removed, the mark stays.
+      expect(await s.compact(0)).toEqual({ removedRows: 0, compactedRevision: '4' });
+
+      // With a window, history inside it is kept and every list at a revision in it is exact.
+      const view = async (atRevision: string) => (await s.list(r, { atRevision })).items.map((i) => `${i.key.name}=${JSON.stringify(i.object.v)}`);
+      const seen = new Map<string, string[]>();
+      const remember = async () => {
+        const rev = await s.currentRevision();
+        seen.set(rev, await view(rev));
+      };
+      for (let i = 0; i < 3; i++) {
+        await s.update(keyOf(r, 'live'), objectOf('live', { v: 10 + i })); // 6, 7, 8
+        await remember();
+      }
+      await s.delete(keyOf(r, 'single')); // 9
+      await remember();
+      const oldEnd = await s.currentRevision();
+      await sleep(400);
+      for (let i = 0; i < 3; i++) {
+        await s.update(keyOf(r, 'live'), objectOf('live', { v: 20 + i }));
+        await s.create(keyOf(r, `new${i}`), objectOf(`new${i}`));
+        await remember();
+      }
+      // Older than 200 ms: live@2, 6, 7 (superseded), single@5 and its tombstone@9.
+      expect(await s.compact(200)).toEqual({ removedRows: 5, compactedRevision: oldEnd });
+      for (const [rev, expected] of seen) {
+        if (BigInt(rev) >= BigInt(oldEnd)) expect(await view(rev)).toEqual(expected);
+        else await expect(view(rev)).rejects.toBeInstanceOf(RevisionCompactedError);
+      }
+      // Rows inside the window are kept.
+      expect((await s.changesSince(oldEnd, 100)).length).toBe(6);
+      expect((await s.compact(60_000)).removedRows).toBe(0);
+    } finally {
+      await t.destroy();
     }
   });
 
-  it('wakes a listener after a committed write', async () => {
-    const woken = new Promise<void>((resolve) => {
-      void t.db.wakeups.subscribe(() => resolve()).then((unsubscribe) => {
-        void store.create(key('notify'), obj('notify'));
-        return woken.then(unsubscribe);
-      });
-    });
-    await expect(Promise.race([woken, new Promise((_, reject) => setTimeout(() => reject(new Error('no notification')), 5000))])).resolves.toBeUndefined();
+  it('keeps data across a restart', async () => {
+    const t = await openTestDatabase(engine);
+    try {
+      const r = freshResource();
+      await t.store.create(keyOf(r, 'durable'), objectOf('durable', { v: 7 }));
+      await t.store.update(keyOf(r, 'durable'), objectOf('durable', { v: 8 }));
+      await t.close();
+      const reopened = await openDatabase(t.settings);
+      try {
+        const again = new MvccStore(reopened.dataSource);
+        expect((await again.get(keyOf(r, 'durable')))?.object.v).toBe(8);
+        expect((await again.get(keyOf(r, 'durable'), '1'))?.object.v).toBe(7);
+        expect(await again.currentRevision()).toBe('2');
+        expect((await again.create(keyOf(r, 'next'), objectOf('next'))).revision).toBe('3');
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await t.destroy();
+    }
   });
 
-  if (!process.env.DATABASE_URL) {
+  if (engine === 'postgres') {
+    it('two servers starting at once on a new schema both come up, migrated once', async () => {
+      const settings = { databaseUrl: process.env.DATABASE_URL!, dataDir: shared.settings.dataDir, schema: newTestSchema() };
+      const [a, b] = await Promise.all([openDatabase(settings), openDatabase(settings)]);
+      try {
+        expect(await a.dataSource.query('SELECT name FROM kv_migrations')).toHaveLength(1);
+        const r = freshResource();
+        await new MvccStore(a.dataSource).create(keyOf(r, 'shared'), objectOf('shared'));
+        expect(await new MvccStore(b.dataSource).get(keyOf(r, 'shared'))).toMatchObject({ revision: '1' });
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+        await dropTestSchema(settings.databaseUrl, settings.schema);
+      }
+    });
+  }
+
+  if (engine === 'pglite') {
     it('refuses a second server on the same embedded data directory', async () => {
-      await expect(openDatabase(t.settings)).rejects.toBeInstanceOf(DataDirInUseError);
-      await expect(openDatabase(t.settings)).rejects.toThrow(`data directory ${t.settings.dataDir} is in use by another server (pid ${process.pid})`);
+      const second = openDatabase(shared.settings);
+      await expect(second).rejects.toBeInstanceOf(DataDirInUseError);
+      await expect(second).rejects.toThrow(`data directory ${shared.settings.dataDir} is in use by another server (pid ${process.pid})`);
+      // The refused attempt left the first server's lock and data alone.
+      expect(await store.currentRevision()).toMatch(/^\d+$/);
+      await expect(openDatabase(shared.settings)).rejects.toBeInstanceOf(DataDirInUseError);
     });
   }
 });

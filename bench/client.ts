@@ -1,0 +1,73 @@
+import * as https from 'node:https';
+
+/** A keep-alive HTTPS client for load: many requests over a few connections. */
+export class BenchClient {
+  private readonly agent: https.Agent;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly tls: { ca: string; cert?: string; key?: string },
+    maxSockets = 32,
+  ) {
+    this.agent = new https.Agent({ keepAlive: true, maxSockets, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const url = new URL(path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        url,
+        {
+          method,
+          agent: this.agent,
+          headers: payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          });
+        },
+      );
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+
+  /** A raw streaming GET (for watches): calls onLine for each newline-delimited document. */
+  stream(path: string, onLine: (line: string) => void): Promise<() => void> {
+    const url = new URL(path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = https.request(url, { method: 'GET', ca: this.tls.ca, cert: this.tls.cert, key: this.tls.key, agent: false }, (res) => {
+        let buffer = '';
+        res.on('data', (c: Buffer) => {
+          buffer += c.toString('utf8');
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl);
+            buffer = buffer.slice(nl + 1);
+            if (line.trim()) onLine(line);
+          }
+        });
+        res.on('error', () => undefined);
+        resolve(() => req.destroy());
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}

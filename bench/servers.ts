@@ -1,0 +1,79 @@
+import { Controller, HttpCode, Module, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { randomBytes } from 'node:crypto';
+import { defaultOptions } from '../src/config/options';
+import { issueClientCertificate } from '../src/server/certificates';
+import { startServer, RunningServer } from '../src/server/start';
+import { BenchClient } from './client';
+
+export interface BenchServer {
+  running: RunningServer;
+  client(maxSockets?: number): BenchClient;
+  close(): Promise<void>;
+}
+
+/** Our server on a temp data dir: the embedded store, or a scratch database on PostgreSQL. */
+export async function startBenchServer(databaseUrl?: string): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  let dropDb: (() => Promise<void>) | undefined;
+  let url: string | undefined;
+  if (databaseUrl) {
+    const name = `platform_bench_${randomBytes(4).toString('hex')}`;
+    const admin = new Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(databaseUrl);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    dropDb = async () => {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  const running = await startServer(defaultOptions({ securePort: 0, dataDir, databaseUrl: url, writeAdminKubeconfig: false }), { logLevels: ['error'] });
+  const m = running.material;
+  const admin = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-admin', ['system:masters']);
+  const clients: BenchClient[] = [];
+  return {
+    running,
+    client: (maxSockets = 32) => {
+      const c = new BenchClient(running.url, { ca: m.caCertPem, cert: admin.certPem, key: admin.keyPem }, maxSockets);
+      clients.push(c);
+      return c;
+    },
+    async close() {
+      clients.forEach((c) => c.close());
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      await dropDb?.();
+    },
+  };
+}
+
+@Controller()
+class BaselineController {
+  @Post('baseline')
+  @HttpCode(201)
+  create() {
+    return { kind: 'Status', apiVersion: 'v1', status: 'Success' };
+  }
+}
+
+@Module({ controllers: [BaselineController] })
+class BaselineModule {}
+
+/** The baseline: a bare Nest + Express HTTPS endpoint with the same TLS material, no work. */
+export async function startBaseline(tls: { key: string; cert: string; ca: string }): Promise<{ url: string; close(): Promise<void> }> {
+  const app = await NestFactory.create(BaselineModule, { httpsOptions: { key: tls.key, cert: tls.cert }, logger: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  return { url: `https://127.0.0.1:${port}`, close: () => app.close() };
+}

@@ -1,0 +1,136 @@
+/**
+ * Structural schemas of the served kinds: one description per kind that every generic
+ * mechanism reads, the way kube's generated OpenAPI (with its x-kubernetes-* markers and
+ * Go struct tags) drives its machinery:
+ *
+ * - field validation finds unknown fields (struct fields not in the schema);
+ * - strategic merge patch takes `patchStrategy` / `patchMergeKey`;
+ * - server-side apply takes list types (atomic/set/map with keys) and map/struct types
+ *   (atomic or granular) to merge and to track field ownership;
+ * - OpenAPI documents and protobuf/Table encoders describe the same fields.
+ *
+ * A kind's schema is a `struct` whose fields include apiVersion, kind and metadata.
+ */
+export type Schema = ScalarSchema | StructSchema | MapSchema | ListSchema | AnySchema;
+
+export interface SchemaCommon {
+  description?: string;
+}
+
+export interface ScalarSchema extends SchemaCommon {
+  kind: 'scalar';
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  /** OpenAPI format: `date-time`, `byte`, `int64`, `int32`, `int-or-string`. */
+  format?: string;
+}
+
+/** A Go struct: a fixed set of named fields. */
+export interface StructSchema extends SchemaCommon {
+  kind: 'struct';
+  fields: Record<string, Schema>;
+  required?: string[];
+  /** `x-kubernetes-map-type`: atomic structs are owned and replaced as a whole. Default granular. */
+  mapType?: 'atomic' | 'granular';
+}
+
+/** A Go map: any keys, one value schema (`additionalProperties`). */
+export interface MapSchema extends SchemaCommon {
+  kind: 'map';
+  values: Schema;
+  /** `x-kubernetes-map-type`; default granular (each key owned separately). */
+  mapType?: 'atomic' | 'granular';
+}
+
+export interface ListSchema extends SchemaCommon {
+  kind: 'list';
+  items: Schema;
+  /** `x-kubernetes-list-type`: atomic (default), set (scalar items), map (items keyed by mapKeys). */
+  listType: 'atomic' | 'set' | 'map';
+  /** `x-kubernetes-list-map-keys` for listType map. */
+  mapKeys?: string[];
+  /** Strategic merge: `merge` merges items (by patchMergeKey for objects, as a set for scalars). */
+  patchStrategy?: 'merge' | 'replace' | 'merge,retainKeys';
+  patchMergeKey?: string;
+}
+
+/** Anything goes (runtime.RawExtension, `fieldsV1`): never an unknown field, atomic for apply. */
+export interface AnySchema extends SchemaCommon {
+  kind: 'any';
+}
+
+// ---- builders -------------------------------------------------------------------------
+
+export const string = (format?: string): ScalarSchema => ({ kind: 'scalar', type: 'string', ...(format ? { format } : {}) });
+export const integer = (format = 'int32'): ScalarSchema => ({ kind: 'scalar', type: 'integer', format });
+export const int64 = (): ScalarSchema => integer('int64');
+export const boolean = (): ScalarSchema => ({ kind: 'scalar', type: 'boolean' });
+export const number = (): ScalarSchema => ({ kind: 'scalar', type: 'number', format: 'double' });
+export const dateTime = (): ScalarSchema => string('date-time');
+export const any = (): AnySchema => ({ kind: 'any' });
+
+export function struct(fields: Record<string, Schema>, opts: { required?: string[]; mapType?: 'atomic' | 'granular' } = {}): StructSchema {
+  return { kind: 'struct', fields, ...opts };
+}
+
+export function atomicStruct(fields: Record<string, Schema>, opts: { required?: string[] } = {}): StructSchema {
+  return struct(fields, { ...opts, mapType: 'atomic' });
+}
+
+export function map(values: Schema, mapType: 'atomic' | 'granular' = 'granular'): MapSchema {
+  return { kind: 'map', values, mapType };
+}
+
+export const stringMap = (): MapSchema => map(string());
+
+/** A list replaced as a whole by apply and by strategic merge (kube's default). */
+export function atomicList(items: Schema): ListSchema {
+  return { kind: 'list', items, listType: 'atomic' };
+}
+
+/** A list of unique scalars; `patchStrategy: merge` makes strategic merge union it too. */
+export function setList(items: Schema, opts: { patchStrategy?: ListSchema['patchStrategy'] } = {}): ListSchema {
+  return { kind: 'list', items, listType: 'set', ...opts };
+}
+
+/** A list of objects keyed by `keys`; strategic merge merges by `patchMergeKey` when given a strategy. */
+export function mapList(
+  items: StructSchema,
+  keys: string[],
+  opts: { patchStrategy?: ListSchema['patchStrategy']; patchMergeKey?: string } = {},
+): ListSchema {
+  return { kind: 'list', items, listType: 'map', mapKeys: keys, ...opts };
+}
+
+/** The whole schema of a kind: TypeMeta and ObjectMeta plus the kind's own fields. */
+export function kindSchema(metadata: StructSchema, fields: Record<string, Schema>): StructSchema {
+  return struct({ apiVersion: string(), kind: string(), metadata, ...fields });
+}
+
+// ---- readers ----------------------------------------------------------------------------
+
+/** The schema of a struct field or map value; undefined for a field the schema does not know. */
+export function childSchema(schema: Schema, key: string): Schema | undefined {
+  switch (schema.kind) {
+    case 'struct':
+      return schema.fields[key];
+    case 'map':
+      return schema.values;
+    case 'any':
+      return schema;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether apply/ownership treats this value as one unit (no per-field ownership below it). */
+export function isAtomic(schema: Schema): boolean {
+  switch (schema.kind) {
+    case 'scalar':
+    case 'any':
+      return true;
+    case 'list':
+      return schema.listType === 'atomic';
+    default:
+      return schema.mapType === 'atomic';
+  }
+}

@@ -1,0 +1,113 @@
+import { Logger } from '@nestjs/common';
+import type { PGlite } from '@electric-sql/pglite';
+import { Client, ClientConfig } from 'pg';
+
+/** The channel every write NOTIFYs in its transaction (delivered on commit); the payload is the revision. */
+export const CHANGES_CHANNEL = 'kv_changes';
+
+/** Stops a listener. */
+export type Unlisten = () => Promise<void>;
+
+/**
+ * Wakes listeners when any server commits a change. A hint, not a log: notifications may
+ * be missed (a dropped connection), so readers also poll the log.
+ */
+export interface ChangeNotifier {
+  /** Calls `onChange(revision)` after each committed write until the returned function is called. */
+  listen(onChange: (revision: string) => void): Promise<Unlisten>;
+  /** Stops every listener (database shutdown). */
+  close(): Promise<void>;
+}
+
+const RECONNECT_DELAY_MS = 1000;
+
+/** One dedicated connection per listener on PostgreSQL, re-established when it drops. */
+export class PostgresChangeNotifier implements ChangeNotifier {
+  private readonly logger = new Logger('ChangeNotifier');
+  private readonly listeners = new Set<Unlisten>();
+
+  constructor(private readonly connection: ClientConfig) {}
+
+  async listen(onChange: (revision: string) => void): Promise<Unlisten> {
+    let client: Client | null = null;
+    let retry: NodeJS.Timeout | null = null;
+    let stopped = false;
+
+    const connect = async (): Promise<void> => {
+      const c = new Client(this.connection);
+      c.on('notification', (msg) => {
+        if (msg.channel === CHANGES_CHANNEL) onChange(msg.payload ?? '');
+      });
+      c.on('error', (err) => {
+        this.logger.warn(`change listener connection lost: ${err.message}`);
+        reconnect(c);
+      });
+      c.on('end', () => reconnect(c));
+      client = c;
+      await c.connect();
+      await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+    };
+    const reconnect = (failed: Client) => {
+      if (stopped || client !== failed || retry) return;
+      client = null;
+      failed.end().catch(() => undefined);
+      retry = setTimeout(() => {
+        retry = null;
+        connect().catch((err: Error) => {
+          this.logger.warn(`change listener cannot reconnect: ${err.message}`);
+          if (client) reconnect(client);
+        });
+      }, RECONNECT_DELAY_MS);
+      retry.unref();
+    };
+
+    const unlisten: Unlisten = async () => {
+      if (stopped) return;
+      stopped = true;
+      this.listeners.delete(unlisten);
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    };
+    this.listeners.add(unlisten);
+    try {
+      await connect();
+    } catch (err) {
+      await unlisten();
+      throw err;
+    }
+    return unlisten;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners].map((unlisten) => unlisten()));
+  }
+}
+
+/** PGlite's own LISTEN, issued while holding the session so it never lands inside someone's transaction. */
+export class PGliteChangeNotifier implements ChangeNotifier {
+  private readonly listeners = new Set<Unlisten>();
+
+  constructor(
+    private readonly db: PGlite,
+    private readonly exclusive: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {}
+
+  async listen(onChange: (revision: string) => void): Promise<Unlisten> {
+    const stop = await this.exclusive(() => this.db.listen(CHANGES_CHANNEL, onChange));
+    let stopped = false;
+    const unlisten: Unlisten = async () => {
+      if (stopped) return;
+      stopped = true;
+      this.listeners.delete(unlisten);
+      if (!this.db.closed) await this.exclusive(() => stop());
+    };
+    this.listeners.add(unlisten);
+    return unlisten;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners].map((unlisten) => unlisten()));
+  }
+}
