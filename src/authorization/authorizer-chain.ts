@@ -1,38 +1,62 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer';
-import { MODE_AUTHORIZERS, privilegedGroupAuthorizer } from './authorizers';
+import { Injectable } from '@nestjs/common';
+import { UserInfo } from '../authentication/user-info';
+import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from './authorizer';
+import { privilegedGroupAuthorizer } from './authorizers';
 
 /**
  * The authorizer chain: system:masters first (before any mode, as kube does), then the
- * configured modes in order. The first Allow or Deny decides; all NoOpinion is a deny.
- * A plain service, so access reviews can ask it questions without an HTTP request.
+ * configured authorizers in order. The first Allow or Deny decides; all NoOpinion is a deny.
+ * A plain service, so access reviews can ask it questions without an HTTP request. The list
+ * is replaced as a whole (start-up, configuration reload), so a decision sees one version.
  */
 @Injectable()
 export class AuthorizerChain {
-  private readonly logger = new Logger('Authorization');
-  readonly authorizers: Authorizer[];
+  private configured: Authorizer[] = [];
 
-  constructor(@Inject(SERVER_OPTIONS) options: ServerOptions) {
-    this.authorizers = [privilegedGroupAuthorizer, ...options.authorizationModes.map((mode) => this.build(mode))];
-    if (options.authorizationModes.includes('AlwaysAllow')) {
-      this.logger.warn('AlwaysAllow authorization is on: every request is allowed, other modes cannot deny (insecure)');
-    }
+  /** The configured authorizers, in order (system:masters not included). */
+  get authorizers(): readonly Authorizer[] {
+    return this.configured;
   }
 
-  private build(mode: string): Authorizer {
-    const factory = MODE_AUTHORIZERS[mode];
-    if (!factory) throw new Error(`unknown authorization mode ${mode}`);
-    return factory();
+  /** Installs a new list; returns the previous one so the caller can close what it no longer uses. */
+  replace(authorizers: Authorizer[]): Authorizer[] {
+    const previous = this.configured;
+    this.configured = [...authorizers];
+    return previous;
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
     const errors: string[] = [];
-    for (const authorizer of this.authorizers) {
+    for (const authorizer of [privilegedGroupAuthorizer, ...this.configured]) {
       const result = await authorizer.authorize(attrs);
       if (result.evaluationError) errors.push(result.evaluationError);
       if (result.decision !== 'NoOpinion') return { ...result, evaluationError: errors.join('; ') || undefined };
     }
     return { decision: 'NoOpinion', reason: '', evaluationError: errors.join('; ') || undefined };
+  }
+
+  /**
+   * The union of the rules every authorizer can list for a user in a namespace; incomplete
+   * (with an error naming them) when some authorizer cannot list rules, as kube's
+   * SelfSubjectRulesReview reports.
+   */
+  async rulesFor(user: UserInfo, namespace: string): Promise<RuleResolution> {
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    const errors: string[] = [];
+    let incomplete = false;
+    for (const authorizer of this.configured) {
+      if (!authorizer.rulesFor) {
+        incomplete = true;
+        errors.push(`authorizer ${authorizer.name} (${authorizer.type}) cannot list rules`);
+        continue;
+      }
+      const r = await authorizer.rulesFor(user, namespace);
+      resourceRules.push(...r.resourceRules);
+      nonResourceRules.push(...r.nonResourceRules);
+      if (r.incomplete) incomplete = true;
+      if (r.evaluationError) errors.push(r.evaluationError);
+    }
+    return { resourceRules, nonResourceRules, incomplete, ...(errors.length ? { evaluationError: errors.join(', ') } : {}) };
   }
 }

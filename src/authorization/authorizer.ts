@@ -1,6 +1,11 @@
 import { UserInfo } from '../authentication/user-info';
+import { FieldRequirement } from '../api/selectors/field-selector';
+import { LabelRequirement } from '../api/selectors/label-selector';
 
-/** What an authorizer is asked: kube's authorizer.Attributes. */
+/**
+ * What an authorizer is asked: kube's authorizer.Attributes. The guard builds it from a
+ * request; access reviews build it from a review's spec.
+ */
 export interface AuthorizationAttributes {
   user: UserInfo;
   verb: string;
@@ -13,6 +18,18 @@ export interface AuthorizationAttributes {
   subresource: string;
   namespace: string;
   name: string;
+  /**
+   * Parsed selectors of a list/watch/deletecollection (or of a review), only with the
+   * AuthorizeWithSelectors gate. `error` says why a selector could not be used; authorizers
+   * must then treat the request as unrestricted by it.
+   */
+  fieldSelector?: SelectorAttribute<FieldRequirement>;
+  labelSelector?: SelectorAttribute<LabelRequirement>;
+}
+
+export interface SelectorAttribute<R> {
+  requirements: R[];
+  error?: string;
 }
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
@@ -23,8 +40,38 @@ export interface AuthorizationResult {
   evaluationError?: string;
 }
 
+/** A rule as SelfSubjectRulesReview reports it (authorization/v1 ResourceRule). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+/** authorization/v1 NonResourceRule. */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+/** What a rule resolver knows about a user in a namespace (kube's authorizer.RuleResolver). */
+export interface RuleResolution {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when the lists may miss rules (an authorizer cannot list its rules, or errors). */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
 /** One link of the authorizer chain. */
 export interface Authorizer {
+  /** The authorizer's type (`RBAC`, `Node`, `Webhook`, ...), for metrics and messages. */
+  readonly type: string;
+  /** Unique name in the chain (the configuration file's `name`; lower-case type for modes). */
   readonly name: string;
   authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> | AuthorizationResult;
+  /** Authorizers that can list what a user may do implement this (RBAC, ABAC). */
+  rulesFor?(user: UserInfo, namespace: string): Promise<RuleResolution> | RuleResolution;
+  /** Releases resources (watches, timers) when the chain is replaced or the server stops. */
+  close?(): Promise<void> | void;
 }

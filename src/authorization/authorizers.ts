@@ -3,20 +3,27 @@ import { AuthorizationAttributes, AuthorizationResult, Authorizer } from './auth
 
 /** kube's privileged-group authorizer: members of system:masters may do anything. */
 export const privilegedGroupAuthorizer: Authorizer = {
+  type: 'Privileged',
   name: 'system:masters',
   authorize: (attrs: AuthorizationAttributes): AuthorizationResult =>
     attrs.user.groups.includes(SYSTEM_MASTERS) ? { decision: 'Allow' } : { decision: 'NoOpinion' },
 };
 
-export const alwaysAllowAuthorizer: Authorizer = { name: 'AlwaysAllow', authorize: () => ({ decision: 'Allow' }) };
-
-export const alwaysDenyAuthorizer: Authorizer = {
-  name: 'AlwaysDeny',
-  authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }),
+/** AlwaysAllow: can list rules too: everything. */
+export const alwaysAllowAuthorizer: Authorizer = {
+  type: 'AlwaysAllow',
+  name: 'alwaysallow',
+  authorize: () => ({ decision: 'Allow' }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
 };
 
-/** Builds the authorizer of an --authorization-mode entry; later modes add their factories here. */
-export const MODE_AUTHORIZERS: Record<string, () => Authorizer> = {
-  AlwaysAllow: () => alwaysAllowAuthorizer,
-  AlwaysDeny: () => alwaysDenyAuthorizer,
+export const alwaysDenyAuthorizer: Authorizer = {
+  type: 'AlwaysDeny',
+  name: 'alwaysdeny',
+  authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }),
+  rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };

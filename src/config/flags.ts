@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { FeatureGateError, FeatureGates, KNOWN_FEATURES } from './feature-gates';
 import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
 
 /** A bad command line: main prints the message and exits non-zero. */
@@ -56,6 +57,15 @@ function modes(value: string): string[] {
   return list;
 }
 
+function featureGates(value: string): FeatureGates {
+  try {
+    return FeatureGates.parse(value);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+}
+
 function program(): Command {
   const d = defaultOptions();
   return new Command('platform-authz-apiserver')
@@ -87,6 +97,11 @@ function program(): Command {
         .argParser(integer(1024, 1024 * 1024 * 1024))
         .default(DEFAULT_MAX_REQUEST_BYTES),
     )
+    .addOption(
+      new Option('--feature-gates <gates>', `comma list of Name=true|false; known gates: ${Object.keys(KNOWN_FEATURES).join(', ')}`)
+        .argParser(featureGates)
+        .default(FeatureGates.defaults(), ''),
+    )
     .addOption(new Option('--migrate-only', 'apply database migrations and exit'));
 }
 
@@ -114,6 +129,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     historyWindowSeconds: o.historyWindow,
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: o.anonymousAuth,
+    featureGates: o.featureGates,
     authorizationModes: o.authorizationMode,
     maxRequestBodyBytes: o.maxRequestBytes,
     migrateOnly: !!o.migrateOnly,

@@ -1,3 +1,5 @@
+import { FeatureGates } from './feature-gates';
+
 /** The server's settings after flags are parsed and checked. Names follow kube-apiserver's flags. */
 export interface ServerOptions {
   /** --secure-port */
@@ -19,6 +21,8 @@ export interface ServerOptions {
   tokenAuthFile?: string;
   /** --anonymous-auth (default true) */
   anonymousAuth: boolean;
+  /** --feature-gates */
+  featureGates: FeatureGates;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --max-request-bytes: largest request body accepted (default 3 MiB, as kube). */
@@ -40,6 +44,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     dataDir: './data',
     historyWindowSeconds: 300,
     anonymousAuth: true,
+    featureGates: FeatureGates.defaults(),
     authorizationModes: ['AlwaysAllow'],
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,
     migrateOnly: false,

@@ -1,4 +1,4 @@
-import { INestApplication, LogLevel } from '@nestjs/common';
+import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
@@ -39,6 +39,7 @@ function urlHost(bindAddress: string): string {
  */
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
   mkdirSync(options.dataDir, { recursive: true });
+  for (const warning of options.featureGates.warnings) new Logger('FeatureGates').warn(warning);
   const material = await ensureServingMaterial(options);
   const app = await NestFactory.create(AppModule.forRoot(options, hooks.storage), {
     httpsOptions: {

@@ -1,6 +1,6 @@
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
 import { forbiddenError } from '../../../src/authorization/authorization.guard';
-import { defaultOptions } from '../../../src/config/options';
+import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from '../../../src/authorization/authorizers';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 
 const attrs = (groups: string[], over: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes => ({
@@ -18,7 +18,12 @@ const attrs = (groups: string[], over: Partial<AuthorizationAttributes> = {}): A
 });
 
 describe('authorizer chain', () => {
-  const chain = (modes: string[]) => new AuthorizerChain(defaultOptions({ authorizationModes: modes }));
+  const byMode = { AlwaysAllow: alwaysAllowAuthorizer, AlwaysDeny: alwaysDenyAuthorizer };
+  const chain = (modes: Array<keyof typeof byMode>) => {
+    const c = new AuthorizerChain();
+    c.replace(modes.map((m) => byMode[m]));
+    return c;
+  };
 
   it('allows system:masters before any mode', async () => {
     expect((await chain(['AlwaysDeny']).authorize(attrs(['system:masters']))).decision).toBe('Allow');
@@ -30,8 +35,20 @@ describe('authorizer chain', () => {
   });
 
   it('treats "no opinion from anyone" as a deny (the guard refuses anything but Allow)', async () => {
-    const empty = new AuthorizerChain(defaultOptions({ authorizationModes: [] }));
-    expect((await empty.authorize(attrs([]))).decision).toBe('NoOpinion');
+    expect((await chain([]).authorize(attrs([]))).decision).toBe('NoOpinion');
+  });
+
+  it('lists rules from every authorizer that can, and is incomplete naming the others', async () => {
+    const c = new AuthorizerChain();
+    const webhook = { type: 'Webhook', name: 'corp', authorize: () => ({ decision: 'NoOpinion' as const }) };
+    c.replace([alwaysDenyAuthorizer, webhook, alwaysAllowAuthorizer]);
+    const rules = await c.rulesFor({ username: 'alice', groups: [] }, 'ns');
+    expect(rules).toEqual({
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: true,
+      evaluationError: 'authorizer corp (Webhook) cannot list rules',
+    });
   });
 
   it('builds kube\'s forbidden messages', () => {

@@ -57,3 +57,33 @@ describe('server flags', () => {
     expect(parseDurationSeconds('42')).toBe(42);
   });
 });
+
+describe('--feature-gates', () => {
+  it('defaults alpha gates off and beta gates on', () => {
+    const gates = parseServerFlags([], {}).featureGates;
+    expect(gates.enabled('AuthorizeWithSelectors')).toBe(false);
+    expect(gates.enabled('APIResponseCompression')).toBe(true);
+  });
+
+  it('sets gates from a comma list', () => {
+    const gates = parseServerFlags(['--feature-gates=AuthorizeWithSelectors=true,APIResponseCompression=false'], {}).featureGates;
+    expect(gates.enabled('AuthorizeWithSelectors')).toBe(true);
+    expect(gates.enabled('APIResponseCompression')).toBe(false);
+  });
+
+  it('warns when a GA gate is set to its locked value', () => {
+    expect(parseServerFlags(['--feature-gates=ServerSideApply=true'], {}).featureGates.warnings).toEqual([
+      'Setting GA feature gate ServerSideApply=true. It will be removed in a future release.',
+    ]);
+  });
+
+  it.each([
+    ['NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
+    ['AuthorizeWithSelectors', 'missing bool value for AuthorizeWithSelectors'],
+    ['AuthorizeWithSelectors=yes', 'invalid value of AuthorizeWithSelectors=yes'],
+    ['ServerSideApply=false', 'cannot set feature gate ServerSideApply to false, feature is locked to true'],
+  ])('rejects %s', (value, message) => {
+    expect(() => parseServerFlags([`--feature-gates=${value}`], {})).toThrow(FlagError);
+    expect(() => parseServerFlags([`--feature-gates=${value}`], {})).toThrow(message);
+  });
+});
