@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { BenchClient, percentile } from './client';
+import { runCodecBench } from './codecs';
+import { runRbacBench } from './rbac-authorization';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
 
 /**
  * `npm run bench`: list paging, watch fan-out and create throughput, each against a bare
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
- * Figures go to stdout; the issue notes quote them.
+ * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
+ * in-process encode/decode figures of the response formats (bench/codecs.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -154,6 +157,10 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
 }
 
 async function main() {
+  // `npm run bench -- codecs`: only the in-process encode/decode figures.
+  if (process.argv.includes('codecs')) return runCodecBench();
+  // `npm run bench -- rbac`: only the RBAC authorizer figures (bench/rbac-authorization.ts).
+  if (process.argv.includes('rbac')) return runRbacBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   const engines: Array<{ label: string; url?: string }> = [{ label: 'embedded PGlite' }];
   if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
@@ -171,6 +178,7 @@ async function main() {
       await server.close();
     }
   }
+  await runRbacBench();
 }
 
 main().then(

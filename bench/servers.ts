@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Module, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { defaultOptions } from '../src/config/options';
+import { defaultOptions, ServerOptions } from '../src/config/options';
 import { issueClientCertificate } from '../src/server/certificates';
 import { startServer, RunningServer } from '../src/server/start';
 import { BenchClient } from './client';
@@ -18,7 +18,7 @@ export interface BenchServer {
 }
 
 /** Our server on a temp data dir: the embedded store, or a scratch database on PostgreSQL. */
-export async function startBenchServer(databaseUrl?: string): Promise<BenchServer> {
+export async function startBenchServer(databaseUrl?: string, overrides: Partial<ServerOptions> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
   let dropDb: (() => Promise<void>) | undefined;
   let url: string | undefined;
@@ -38,7 +38,9 @@ export async function startBenchServer(databaseUrl?: string): Promise<BenchServe
       await c.end();
     };
   }
-  const running = await startServer(defaultOptions({ securePort: 0, dataDir, databaseUrl: url, writeAdminKubeconfig: false }), { logLevels: ['error'] });
+  const running = await startServer(defaultOptions({ securePort: 0, dataDir, databaseUrl: url, writeAdminKubeconfig: false, ...overrides }), {
+    logLevels: ['error'],
+  });
   const m = running.material;
   const admin = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-admin', ['system:masters']);
   const clients: BenchClient[] = [];
@@ -64,6 +66,12 @@ class BaselineController {
   @HttpCode(201)
   create() {
     return { kind: 'Status', apiVersion: 'v1', status: 'Success' };
+  }
+
+  /** A read that does no work: the floor for list benchmarks. */
+  @Get('baseline')
+  list() {
+    return { kind: 'RoleList', apiVersion: 'rbac.authorization.platform.io/v1', metadata: { resourceVersion: '1' }, items: [] };
   }
 }
 

@@ -6,12 +6,19 @@ import { RequestInfoMiddleware } from './api/request-info.middleware';
 import { StatusExceptionFilter } from './api/status.filter';
 import { AuthenticationMiddleware } from './authentication/authentication.middleware';
 import { AuthenticationModule } from './authentication/authentication.module';
+import { ImpersonationMiddleware } from './authentication/impersonation.middleware';
 import { AuthorizationGuard } from './authorization/authorization.guard';
 import { AuthorizationModule } from './authorization/authorization.module';
+import { AbacModule } from './authorization/abac/abac.module';
+import { WebhookAuthorizationModule } from './authorization/webhook/webhook.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RbacAuthorizationModule } from './authorization/rbac/rbac-authorization.module';
+import { NodeAuthorizerModule } from './authorization/node/node-authorizer.module';
 import { SERVER_OPTIONS, ServerOptions } from './config/options';
 import { CoreModule } from './core/core.module';
 import { HealthModule } from './health/health.module';
 import { RbacModule } from './rbac/rbac.module';
+import { ReviewsModule } from './reviews/reviews.module';
 import { StorageModule, StorageTestHooks } from './storage/storage.module';
 
 /** Everything the server consists of, wired for one set of options. */
@@ -30,8 +37,14 @@ export class AppModule implements NestModule {
         ApiModule,
         CoreModule,
         RbacModule,
+        ReviewsModule,
         AuthenticationModule,
         AuthorizationModule,
+        RbacAuthorizationModule,
+        NodeAuthorizerModule,
+        AbacModule,
+        WebhookAuthorizationModule,
+        MetricsModule,
         HealthModule,
       ],
       providers: [
@@ -44,7 +57,7 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    // Order matters: what the request is, who sends it, then (only for them) its body.
-    consumer.apply(RequestInfoMiddleware, AuthenticationMiddleware, RequestBodyMiddleware).forRoutes('*');
+    // Order matters: what the request is, who sends it, as whom it acts, then (only for them) its body.
+    consumer.apply(RequestInfoMiddleware, AuthenticationMiddleware, ImpersonationMiddleware, RequestBodyMiddleware).forRoutes('*');
   }
 }

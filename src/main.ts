@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { AuthorizationConfigError } from './authorization/config/load';
 import { FlagError, HelpRequested, parseServerFlags } from './config/flags';
 import { ServerOptions } from './config/options';
 import { DataDirInUseError } from './storage/data-dir-lock';
@@ -49,7 +50,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    if (err instanceof DataDirInUseError) process.stderr.write(`error: ${err.message}\n`);
+    if (err instanceof DataDirInUseError || err instanceof AuthorizationConfigError) process.stderr.write(`error: ${err.message}\n`);
     else process.stderr.write(`error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
     process.exit(1);
   },

@@ -1,4 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { NegotiationInterceptor } from './codec/negotiation.interceptor';
+import { ProtobufKindsCheck } from './codec/protobuf-kinds.check';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DiscoveryService } from './discovery/discovery.service';
 import { OpenApiController } from './discovery/openapi.controller';
@@ -9,6 +12,7 @@ import { GenericStorageFactory } from './resources/generic-storage.factory';
 import { ResourceController } from './resources/resource.controller';
 import { ResourceHandler } from './resources/resource-handler';
 import { TargetResolver } from './resources/target-resolver';
+import { WriteOptionsInterceptor } from './resources/write-options.interceptor';
 import { VersionController } from './version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
@@ -32,6 +36,11 @@ import { ChangeFeedService } from './watch/change-feed.service';
     OpenApiService,
     ChangeFeedService,
     ContinueTokenService,
+    ProtobufKindsCheck,
+    // Content negotiation is decided before the handler runs, so a 406 costs nothing.
+    { provide: APP_INTERCEPTOR, useClass: NegotiationInterceptor },
+    // Write options (dryRun, fieldValidation, ...) are parsed and checked once, after negotiation.
+    { provide: APP_INTERCEPTOR, useClass: WriteOptionsInterceptor },
     {
       provide: BOOKMARK_INTERVAL_MS,
       useFactory: (options: ServerOptions) => options.bookmarkIntervalMs,

@@ -1,6 +1,8 @@
 import type { Request } from 'express';
 import type { UserInfo } from '../authentication/user-info';
 import type { RequestInfo } from './request-info';
+import type { Negotiation } from './codec/response';
+import type { RequestWriteOptions } from './resources/request-options';
 
 /** The express request as the pipeline enriches it: request info first, then the caller. */
 export interface ApiRequest extends Request {
@@ -9,4 +11,8 @@ export interface ApiRequest extends Request {
   userInfo?: UserInfo;
   /** The raw request body, kept for codecs that need the exact bytes. */
   rawBody?: Buffer;
+  /** The response format, chosen before any work by the content negotiation interceptor. */
+  negotiation?: Negotiation;
+  /** The options of a write (dryRun, fieldValidation, ...), parsed by the write-options interceptor. */
+  writeOptions?: RequestWriteOptions;
 }

@@ -1,3 +1,7 @@
+import { parseFieldSelector } from './selectors/field-selector';
+import { SelectorParseError } from './selectors/label-selector';
+import { isValidPathSegmentName } from './validation/names';
+
 /**
  * Turns a request path and method into the attributes kube's RequestInfoFactory
  * produces: resource requests under /api/v1 and /apis/{group}/{version}, everything
@@ -39,14 +43,21 @@ function first(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** `metadata.name=x` (or `==`) in a field selector names the object for authorization. */
+/**
+ * `metadata.name=x` (or `==`) in a field selector names the object for authorization, as
+ * kube's RequestInfoFactory does: only when the whole selector parses and the name is a
+ * valid path segment; otherwise the request stays unnamed (a named rule cannot grant it).
+ */
 export function nameFromFieldSelector(selector: string | undefined): string {
   if (!selector) return '';
-  for (const term of selector.split(',')) {
-    const m = /^\s*metadata\.name\s*(==|=)\s*(.*?)\s*$/.exec(term);
-    if (m) return m[2];
+  let name: string | undefined;
+  try {
+    name = parseFieldSelector(selector).exactValue('metadata.name');
+  } catch (err) {
+    if (err instanceof SelectorParseError) return '';
+    throw err;
   }
-  return '';
+  return name !== undefined && isValidPathSegmentName(name).length === 0 ? name : '';
 }
 
 export function resolveRequestInfo(method: string, rawPath: string, query: Record<string, unknown>): RequestInfo {

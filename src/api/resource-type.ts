@@ -1,6 +1,7 @@
 import { UserInfo } from '../authentication/user-info';
 import { FieldError } from './field-errors';
 import { StructSchema } from './schema/schema';
+import type { TableDefinition } from './table/table';
 import { KubeObject } from './types';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -33,6 +34,26 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
   validateUpdate(obj: T, old: T, ctx: StrategyContext): FieldError[];
 }
 
+/**
+ * A field a list, watch or deletecollection can select by, besides metadata.name and
+ * metadata.namespace (kube's per-kind field label set, e.g. a pod's spec.nodeName).
+ */
+export interface SelectableField<T extends KubeObject = KubeObject> {
+  name: string;
+  /** The field's value as a selector compares it (kube formats booleans as true/false). */
+  value(obj: T): string;
+}
+
+/**
+ * The messages of a kind and its list, named by full proto name, e.g.
+ * `platform.io.api.rbac.v1.Role`; they live in proto/<package path>/ next to the others.
+ * Kinds that cannot be listed (the create-only reviews) have no list message.
+ */
+export interface ProtobufMessages {
+  message: string;
+  listMessage?: string;
+}
+
 /** A name validator returns the reasons a name is bad (empty when it is fine). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
@@ -56,6 +77,15 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   /** The kind's fields with kube's merge markers: field validation, patch, apply and OpenAPI read it. */
   schema: StructSchema;
   strategy: ResourceStrategy<T>;
+  /** Fields `fieldSelector` accepts beyond metadata.name and metadata.namespace. */
+  selectableFields?: SelectableField<T>[];
+  /**
+   * Server-side printing (`as=Table`): the kind's columns. Unset = kube's default table
+   * (Name, Created At); 'none' = the kind has no Table (kube's create-only reviews).
+   */
+  table?: TableDefinition<T> | 'none';
+  /** The kind's protobuf messages (full names from proto/); unset = JSON and YAML only. */
+  protobuf?: ProtobufMessages;
 }
 
 export function apiVersionOf(t: { group: string; version: string }): string {

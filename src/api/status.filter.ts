@@ -1,22 +1,37 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { errors, StatusError } from './errors';
+import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
+import { renderStatus } from './codec/response';
+import { ApiRequest } from './request-context';
 
-/** Turns every error into a Kubernetes Status response; unknown errors become a logged 500. */
+/**
+ * Turns every error into a Kubernetes Status response; unknown errors become a logged 500.
+ * The Status is negotiated like any response (YAML or protobuf when accepted, no Table),
+ * and is JSON when the Accept header allows nothing else, a 406 included.
+ */
 @Catch()
 export class StatusExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Status');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
+    const req = host.switchToHttp().getRequest<ApiRequest>();
     const err = this.toStatusError(exception);
     if (res.headersSent) {
       res.end();
       return;
     }
     for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-    res.status(err.code).setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify(err.toStatus()) + '\n');
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    const rendered = renderStatus(
+      err.toStatus(),
+      req.headers?.accept,
+      req.negotiation?.capabilities ?? SERVER_CAPABILITIES,
+      prettyRequested(query, req.headers?.['user-agent']),
+    );
+    res.status(err.code).setHeader('Content-Type', rendered.contentType);
+    res.end(rendered.body);
   }
 
   private toStatusError(exception: unknown): StatusError {

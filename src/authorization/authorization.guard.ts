@@ -1,27 +1,13 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { errors, StatusError } from '../api/errors';
 import { IS_PUBLIC } from '../api/public.decorator';
 import { ApiRequest } from '../api/request-context';
-import { RequestInfo } from '../api/request-info';
-import { anonymousUser, UserInfo } from '../authentication/user-info';
+import { anonymousUser } from '../authentication/user-info';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AuthorizationAttributes } from './authorizer';
 import { AuthorizerChain } from './authorizer-chain';
-
-export function attributesOf(info: RequestInfo, user: UserInfo): AuthorizationAttributes {
-  return {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    apiGroup: info.apiGroup,
-    apiVersion: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    namespace: info.namespace,
-    name: info.name,
-  };
-}
+import { attributesOf } from './request-attributes';
 
 /** kube's forbidden message for a denied request, plus the authorizer's reason. */
 export function forbiddenError(attrs: AuthorizationAttributes, reason?: string): StatusError {
@@ -40,12 +26,15 @@ export class AuthorizationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly chain: AuthorizerChain,
+    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<ApiRequest>();
-    const attrs = attributesOf(req.requestInfo, req.userInfo ?? anonymousUser());
+    const attrs = attributesOf(req.requestInfo, req.userInfo ?? anonymousUser(), req.query as Record<string, unknown>, {
+      authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors'),
+    });
     const result = await this.chain.authorize(attrs);
     if (result.decision === 'Allow') return true;
     throw forbiddenError(attrs, result.reason);

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { UserInfo } from '../authentication/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from './authorizer';
+import { recordAuthorizationDecision } from '../metrics/authorization-metrics';
 import { privilegedGroupAuthorizer } from './authorizers';
+import { aggregateErrors } from './rbac/aggregate-errors';
 
 /**
  * The authorizer chain: system:masters first (before any mode, as kube does), then the
@@ -26,13 +28,23 @@ export class AuthorizerChain {
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
+    // As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
+    // decides, the reasons of all are joined by newlines and their errors aggregated.
     const errors: string[] = [];
+    const reasons: string[] = [];
     for (const authorizer of [privilegedGroupAuthorizer, ...this.configured]) {
       const result = await authorizer.authorize(attrs);
+      if (result.decision !== 'NoOpinion') {
+        // kube instruments the configured authorizers only, not the system:masters shortcut.
+        if (authorizer !== privilegedGroupAuthorizer) {
+          recordAuthorizationDecision(authorizer.type, authorizer.name, result.decision === 'Allow' ? 'allowed' : 'denied');
+        }
+        return result;
+      }
       if (result.evaluationError) errors.push(result.evaluationError);
-      if (result.decision !== 'NoOpinion') return { ...result, evaluationError: errors.join('; ') || undefined };
+      if (result.reason) reasons.push(result.reason);
     }
-    return { decision: 'NoOpinion', reason: '', evaluationError: errors.join('; ') || undefined };
+    return { decision: 'NoOpinion', reason: reasons.join('\n'), ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}) };
   }
 
   /**
@@ -57,6 +69,7 @@ export class AuthorizerChain {
       if (r.incomplete) incomplete = true;
       if (r.evaluationError) errors.push(r.evaluationError);
     }
-    return { resourceRules, nonResourceRules, incomplete, ...(errors.length ? { evaluationError: errors.join(', ') } : {}) };
+    // kube aggregates the resolvers' errors: one as is, several as `[a, b]`.
+    return { resourceRules, nonResourceRules, incomplete, ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}) };
   }
 }

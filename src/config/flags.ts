@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DurationSyntaxError, parseGoDuration } from '../authorization/config/go-duration';
 import { FeatureGateError, FeatureGates, KNOWN_FEATURES } from './feature-gates';
 import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
 
@@ -12,7 +13,18 @@ export class HelpRequested extends Error {
   }
 }
 
-export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'];
+/** The names `--authorization-mode` accepts; each needs its module's authorizer factory at start. */
+export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node', 'Webhook'];
+
+/** Admission plugins this server has; NamespaceLifecycle is on by default, as in kube. */
+export const ADMISSION_PLUGINS = ['NamespaceLifecycle', 'NodeRestriction'];
+
+function admissionPlugins(value: string): string[] {
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = list.filter((name) => !ADMISSION_PLUGINS.includes(name));
+  if (unknown.length) throw new InvalidArgumentError(unknown.map((name) => `enable-admission-plugins plugin "${name}" is unknown`).join(', '));
+  return [...new Set(list)];
+}
 
 function integer(min: number, max: number) {
   return (value: string): number => {
@@ -57,6 +69,35 @@ function modes(value: string): string[] {
   return list;
 }
 
+/** pflag's DurationVar: Go duration text (`5m`, `30s`, `0`), here in milliseconds; not negative. */
+function goDuration(value: string): number {
+  let ms: number;
+  try {
+    ms = parseGoDuration(value);
+  } catch (err) {
+    if (err instanceof DurationSyntaxError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+  if (ms < 0) throw new InvalidArgumentError(`"${value}" must not be negative`);
+  return ms;
+}
+
+function webhookVersion(value: string): 'v1' | 'v1beta1' {
+  if (value !== 'v1' && value !== 'v1beta1') {
+    throw new InvalidArgumentError(`unsupported webhook authorizer version "${value}", supported versions are "v1", "v1beta1"`);
+  }
+  return value;
+}
+
+/** kube's mutually exclusive sets: `--authorization-config` versus the mode and webhook flags. */
+const LEGACY_AUTHORIZATION_FLAGS = [
+  'authorizationMode',
+  'authorizationWebhookConfigFile',
+  'authorizationWebhookVersion',
+  'authorizationWebhookCacheAuthorizedTtl',
+  'authorizationWebhookCacheUnauthorizedTtl',
+];
+
 function featureGates(value: string): FeatureGates {
   try {
     return FeatureGates.parse(value);
@@ -93,6 +134,34 @@ function program(): Command {
         .default(d.authorizationModes, d.authorizationModes.join(',')),
     )
     .addOption(
+      new Option(
+        '--authorization-config <file>',
+        'AuthorizationConfiguration file (YAML or JSON) with the authorizer chain, reloaded on change; requires feature gate StructuredAuthorizationConfiguration; excludes --authorization-mode and --authorization-webhook-*',
+      ),
+    )
+    .addOption(new Option('--authorization-webhook-config-file <file>', 'kubeconfig of the webhook of --authorization-mode=Webhook'))
+    .addOption(
+      new Option('--authorization-webhook-version <version>', 'SubjectAccessReview version sent to the webhook: v1beta1 or v1')
+        .argParser(webhookVersion)
+        .default(d.authorizationWebhook.version),
+    )
+    .addOption(
+      new Option('--authorization-webhook-cache-authorized-ttl <duration>', "how long the webhook's allow answers are cached")
+        .argParser(goDuration)
+        .default(d.authorizationWebhook.cacheAuthorizedTTLMs, '5m0s'),
+    )
+    .addOption(
+      new Option('--authorization-webhook-cache-unauthorized-ttl <duration>', "how long the webhook's other answers are cached")
+        .argParser(goDuration)
+        .default(d.authorizationWebhook.cacheUnauthorizedTTLMs, '30s'),
+    )
+    .addOption(new Option('--authorization-policy-file <file>', 'ABAC policy file, one JSON Policy per line (with --authorization-mode=ABAC)'))
+    .addOption(
+      new Option('--enable-admission-plugins <plugins>', `admission plugins to enable besides the default NamespaceLifecycle: ${ADMISSION_PLUGINS.join(', ')}`)
+        .argParser(admissionPlugins)
+        .default(d.enableAdmissionPlugins, ''),
+    )
+    .addOption(
       new Option('--max-request-bytes <bytes>', 'largest request body accepted')
         .argParser(integer(1024, 1024 * 1024 * 1024))
         .default(DEFAULT_MAX_REQUEST_BYTES),
@@ -118,6 +187,23 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
   const o = cmd.opts();
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.historyWindow <= 0) throw new FlagError('--history-window must be positive');
+  // kube's BuiltInAuthorizationOptions.Validate: the configuration file excludes the legacy
+  // flags; without it, the policy file goes with mode ABAC and the webhook file with Webhook.
+  if (o.authorizationConfig) {
+    if (!(o.featureGates as FeatureGates).enabled('StructuredAuthorizationConfiguration')) {
+      throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
+    }
+    if (LEGACY_AUTHORIZATION_FLAGS.some((flag) => cmd.getOptionValueSource(flag) === 'cli')) {
+      throw new FlagError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+    }
+  } else {
+    const abac = (o.authorizationMode as string[]).includes('ABAC');
+    if (abac && !o.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
+    if (!abac && o.authorizationPolicyFile) throw new FlagError('cannot specify --authorization-policy-file without mode ABAC');
+    const webhook = (o.authorizationMode as string[]).includes('Webhook');
+    if (webhook && !o.authorizationWebhookConfigFile) throw new FlagError("authorization-mode Webhook's authorization config file not passed");
+    if (!webhook && o.authorizationWebhookConfigFile) throw new FlagError('cannot specify --authorization-webhook-config-file without mode Webhook');
+  }
   return defaultOptions({
     securePort: o.securePort,
     bindAddress: o.bindAddress,
@@ -130,7 +216,17 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: o.anonymousAuth,
     featureGates: o.featureGates,
-    authorizationModes: o.authorizationMode,
+    // With a configuration file there is no mode list (kube defaults to AlwaysAllow only without one).
+    authorizationModes: o.authorizationConfig ? [] : o.authorizationMode,
+    authorizationConfigFile: o.authorizationConfig,
+    authorizationWebhook: {
+      configFile: o.authorizationWebhookConfigFile,
+      version: o.authorizationWebhookVersion,
+      cacheAuthorizedTTLMs: o.authorizationWebhookCacheAuthorizedTtl,
+      cacheUnauthorizedTTLMs: o.authorizationWebhookCacheUnauthorizedTtl,
+    },
+    authorizationPolicyFile: o.authorizationPolicyFile,
+    enableAdmissionPlugins: o.enableAdmissionPlugins,
     maxRequestBodyBytes: o.maxRequestBytes,
     migrateOnly: !!o.migrateOnly,
   });

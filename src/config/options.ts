@@ -25,6 +25,16 @@ export interface ServerOptions {
   featureGates: FeatureGates;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
+  /** --authorization-config: an AuthorizationConfiguration file, instead of the mode and webhook flags. */
+  authorizationConfigFile?: string;
+  /** How often that file is re-read even without a change event (not a flag; tests shorten it). */
+  authorizationConfigReloadIntervalMs: number;
+  /** --authorization-webhook-*: the webhook of `--authorization-mode=...,Webhook`. */
+  authorizationWebhook: AuthorizationWebhookOptions;
+  /** --authorization-policy-file: the ABAC policy file (required with mode ABAC). */
+  authorizationPolicyFile?: string;
+  /** --enable-admission-plugins: plugins besides the default-on NamespaceLifecycle (e.g. NodeRestriction). */
+  enableAdmissionPlugins: string[];
   /** --max-request-bytes: largest request body accepted (default 3 MiB, as kube). */
   maxRequestBodyBytes: number;
   /** --migrate-only: apply migrations and exit. */
@@ -33,6 +43,18 @@ export interface ServerOptions {
   writeAdminKubeconfig: boolean;
   /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (not a flag; tests shorten it). */
   bookmarkIntervalMs: number;
+}
+
+/** The `--authorization-webhook-*` flags (kube's defaults: v1beta1, 5m, 30s). */
+export interface AuthorizationWebhookOptions {
+  /** --authorization-webhook-config-file: the webhook's kubeconfig. */
+  configFile?: string;
+  /** --authorization-webhook-version: the SubjectAccessReview version sent. */
+  version: 'v1' | 'v1beta1';
+  /** --authorization-webhook-cache-authorized-ttl, in ms (0: allow answers not cached). */
+  cacheAuthorizedTTLMs: number;
+  /** --authorization-webhook-cache-unauthorized-ttl, in ms (0: other answers not cached). */
+  cacheUnauthorizedTTLMs: number;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
@@ -46,6 +68,9 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     anonymousAuth: true,
     featureGates: FeatureGates.defaults(),
     authorizationModes: ['AlwaysAllow'],
+    authorizationConfigReloadIntervalMs: 60_000,
+    authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
+    enableAdmissionPlugins: [],
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,
     migrateOnly: false,
     writeAdminKubeconfig: true,

@@ -2,27 +2,43 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { ResourceRegistry } from '../api/registry';
 import { AdmissionChain } from '../api/resources/admission';
 import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
+import { ADMISSION_PLUGINS } from '../config/flags';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
 import { DefaultNamespaces } from './default-namespaces';
+import { CORE_KINDS } from './kinds';
 import { namespaceType } from './namespace';
 import { NamespaceLifecycleAdmission } from './namespace-lifecycle';
 import { NamespaceStorage } from './namespace-storage';
 import { NamespaceController } from './namespace-controller';
+import { NODE_RESTRICTION_PLUGIN, NodeRestrictionAdmission } from './node-restriction';
 
-/** Core group kinds the server needs (Namespace now; more as authentication grows). */
-@Module({ providers: [NamespaceLifecycleAdmission, DefaultNamespaces, NamespaceController] })
+/**
+ * Core group kinds the server needs: Namespace (with its own storage and controller), and
+ * Node, Pod, PersistentVolume, PersistentVolumeClaim, Secret, ConfigMap and ServiceAccount
+ * on the generic storage. Registers the admission plugins: NamespaceLifecycle always,
+ * NodeRestriction when `--enable-admission-plugins` names it.
+ */
+@Module({ providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
 export class CoreModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly admission: AdmissionChain,
     private readonly factory: GenericStorageFactory,
     private readonly lifecycle: NamespaceLifecycleAdmission,
+    private readonly nodeRestriction: NodeRestrictionAdmission,
+    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
   ) {}
 
   onModuleInit(): void {
+    const enabled = this.options.enableAdmissionPlugins ?? [];
+    const unknown = enabled.filter((name) => !ADMISSION_PLUGINS.includes(name));
+    if (unknown.length) throw new Error(unknown.map((name) => `enable-admission-plugins plugin "${name}" is unknown`).join(', '));
     this.admission.register(this.lifecycle);
+    if (enabled.includes(NODE_RESTRICTION_PLUGIN)) this.admission.register(this.nodeRestriction);
     const generic = this.factory.argsFor(namespaceType);
     this.registry.register(namespaceType, new NamespaceStorage(generic, this.store));
+    for (const type of CORE_KINDS) this.registry.register(type, this.factory.create(type));
   }
 }

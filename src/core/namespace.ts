@@ -3,16 +3,18 @@ import { ResourceStrategy, ResourceType } from '../api/resource-type';
 import { isPlainObject, KubeObject } from '../api/types';
 import { validateNamespaceName } from '../api/validation/names';
 import { validateFinalizerName } from '../api/validation/object-meta';
-import { checkShape, Shape, strList } from '../api/validation/shape';
+import { strList } from '../api/validation/shape';
 import { objectMetaSchema } from '../api/schema/meta';
-import { atomicList, dateTime, kindSchema, mapList, string, struct } from '../api/schema/schema';
+import { atomicList, dateTime, kindSchema, mapList, named, string, struct } from '../api/schema/schema';
+import { ageColumn, nameColumn } from '../api/table/columns';
+import { TableDefinition } from '../api/table/table';
 
 /** The core Namespace kind (v1), with kube's namespace strategy and validation. */
 
 /** The finalizer every namespace gets on create; a token, not a domain name. */
 export const FINALIZER_KUBERNETES = 'kubernetes';
 /** kube's immutable label carrying the namespace's name, which clients select on. */
-export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+export const LABEL_METADATA_NAME = 'platform.io/metadata.name';
 
 export interface NamespaceSpec {
   finalizers?: string[];
@@ -31,8 +33,6 @@ export interface Namespace extends KubeObject {
 /** Finalizer names kube accepts without a domain prefix. */
 const STANDARD_FINALIZERS = [FINALIZER_KUBERNETES, 'orphan', 'foregroundDeletion'];
 
-const namespaceShape: Shape = { object: { spec: { object: { finalizers: { array: 'string' } } } } };
-
 /** A spec finalizer is a qualified name and, without a '/', one of the standard names. */
 export function validateNamespaceFinalizer(name: string, path: FieldPath): FieldError[] {
   const errs = validateFinalizerName(name, path);
@@ -44,10 +44,7 @@ export function validateNamespaceFinalizer(name: string, path: FieldPath): Field
 
 /** kube's ValidateNamespace without ObjectMeta (the generic storage checks that); errors name the list. */
 export function validateNamespace(ns: Namespace): FieldError[] {
-  const root = FieldPath.root('');
-  const typeErrs = checkShape(ns, namespaceShape, root);
-  if (typeErrs.length) return typeErrs;
-  const path = root.child('spec').child('finalizers');
+  const path = FieldPath.root('spec').child('finalizers');
   return strList(ns.spec?.finalizers).flatMap((f) => validateNamespaceFinalizer(f, path));
 }
 
@@ -80,17 +77,33 @@ function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
 }
 
 /** core/v1 Namespace; conditions are a map list keyed by type, as kube marks them. */
-export const namespaceSchema = kindSchema(objectMetaSchema, {
-  spec: struct({ finalizers: atomicList(string()) }),
-  status: struct({
-    phase: string(),
-    conditions: mapList(
-      struct({ type: string(), status: string(), lastTransitionTime: dateTime(), reason: string(), message: string() }, { required: ['type', 'status'] }),
-      ['type'],
-      { patchStrategy: 'merge', patchMergeKey: 'type' },
+export const namespaceSchema = kindSchema(
+  objectMetaSchema,
+  {
+    spec: struct({ finalizers: atomicList(named(string(), 'v1.FinalizerName')) }, { typeName: 'v1.NamespaceSpec' }),
+    status: struct(
+      {
+        phase: named(string(), 'v1.NamespacePhase'),
+        conditions: mapList(
+          struct(
+            {
+              type: named(string(), 'v1.NamespaceConditionType'),
+              status: named(string(), 'v1.ConditionStatus'),
+              lastTransitionTime: dateTime(),
+              reason: string(),
+              message: string(),
+            },
+            { required: ['type', 'status'], typeName: 'v1.NamespaceCondition' },
+          ),
+          ['type'],
+          { patchStrategy: 'merge', patchMergeKey: 'type' },
+        ),
+      },
+      { typeName: 'v1.NamespaceStatus' },
     ),
-  }),
-});
+  },
+  'v1.Namespace',
+);
 
 export const namespaceStrategy: ResourceStrategy<Namespace> = {
   allowCreateOnUpdate: false,
@@ -108,6 +121,15 @@ export const namespaceStrategy: ResourceStrategy<Namespace> = {
   validateUpdate: (ns) => validateNamespace(ns),
 };
 
+/** kube's namespace printer: NAME, STATUS (the phase), AGE. */
+export const namespaceTable: TableDefinition<Namespace> = {
+  columns: [
+    nameColumn,
+    { name: 'Status', type: 'string', description: 'The status of the namespace', cell: (ns) => ns.status?.phase ?? '' },
+    ageColumn,
+  ],
+};
+
 export const namespaceType: ResourceType<Namespace> = {
   group: '',
   version: 'v1',
@@ -123,4 +145,6 @@ export const namespaceType: ResourceType<Namespace> = {
   nameValidator: validateNamespaceName,
   schema: namespaceSchema,
   strategy: namespaceStrategy,
+  table: namespaceTable,
+  protobuf: { message: 'platform.io.api.core.v1.Namespace', listMessage: 'platform.io.api.core.v1.NamespaceList' },
 };

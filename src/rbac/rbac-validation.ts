@@ -1,13 +1,7 @@
 import { FieldError, fieldErrors, FieldPath } from '../api/field-errors';
-import {
-  isConvertibleLabelSelector,
-  LabelSelector,
-  labelSelectorShape,
-  LabelSelectorValidationOptions,
-  validateLabelSelector,
-} from '../api/validation/labels';
+import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../api/validation/labels';
 import { validatePathSegmentName, validateServiceAccountName } from '../api/validation/names';
-import { checkShape, list, record, Shape, str, strList } from '../api/validation/shape';
+import { list, record, str, strList } from '../api/validation/shape';
 import {
   ClusterRole,
   ClusterRoleBinding,
@@ -25,24 +19,8 @@ import {
 /**
  * Validation of the RBAC kinds, as kube's pkg/apis/rbac/validation. ObjectMeta is not
  * checked here: the generic storage validates it for every kind with the kind's name rule.
+ * JSON types were checked when the body was decoded into the kind (by its schema).
  */
-
-// ---- JSON types ---------------------------------------------------------------------
-
-const strings: Shape = { array: 'string' };
-const policyRuleShape: Shape = {
-  object: { verbs: strings, apiGroups: strings, resources: strings, resourceNames: strings, nonResourceURLs: strings },
-};
-const roleShape: Shape = { object: { rules: { array: policyRuleShape } } };
-const clusterRoleShape: Shape = {
-  object: {
-    rules: { array: policyRuleShape },
-    aggregationRule: { object: { clusterRoleSelectors: { array: labelSelectorShape } } },
-  },
-};
-const roleRefShape: Shape = { object: { apiGroup: 'string', kind: 'string', name: 'string' } };
-const subjectShape: Shape = { object: { kind: 'string', apiGroup: 'string', name: 'string', namespace: 'string' } };
-const bindingShape: Shape = { object: { roleRef: roleRefShape, subjects: { array: subjectShape } } };
 
 const ROOT = FieldPath.root('');
 
@@ -98,8 +76,6 @@ function validateRules(rules: unknown, isNamespaced: boolean): FieldError[] {
 // ---- Role and ClusterRole ---------------------------------------------------------------
 
 export function validateRole(role: Role): FieldError[] {
-  const typeErrs = checkShape(role, roleShape, ROOT);
-  if (typeErrs.length) return typeErrs;
   return validateRules(role.rules, true);
 }
 
@@ -126,8 +102,6 @@ function validateSelectors(selectors: LabelSelector[], opts: LabelSelectorValida
 
 /** Rules may use non-resource URLs; an aggregationRule needs at least one valid selector. */
 export function validateClusterRole(role: ClusterRole, opts: ClusterRoleValidationOptions = {}): FieldError[] {
-  const typeErrs = checkShape(role, clusterRoleShape, ROOT);
-  if (typeErrs.length) return typeErrs;
   const errs = validateRules(role.rules, false);
   const aggregation = role.aggregationRule;
   if (aggregation) {
@@ -147,7 +121,7 @@ export function validateClusterRole(role: ClusterRole, opts: ClusterRoleValidati
 
 /** Whether a stored ClusterRole already has selector values kube would now refuse. */
 export function hasInvalidLabelValueInLabelSelector(role: ClusterRole): boolean {
-  if (checkShape(role, clusterRoleShape, ROOT).length || !role.aggregationRule) return false;
+  if (!role.aggregationRule) return false;
   return list<LabelSelector>(role.aggregationRule.clusterRoleSelectors).some(
     (selector) => validateLabelSelector(selector, {}, ROOT).length > 0,
   );
@@ -202,8 +176,6 @@ function validateRoleRef(roleRef: Partial<RoleRef>, allowedKinds: string[]): Fie
 }
 
 function validateBinding(binding: RoleBinding, allowedKinds: string[], isNamespaced: boolean): FieldError[] {
-  const typeErrs = checkShape(binding, bindingShape, ROOT);
-  if (typeErrs.length) return typeErrs;
   const subjectsPath = ROOT.child('subjects');
   const subjectErrors = list<Subject>(binding.subjects).flatMap((subject, i) =>
     validateRoleBindingSubject(subject ?? ({} as Subject), isNamespaced, subjectsPath.index(i)),

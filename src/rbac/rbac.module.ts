@@ -1,19 +1,32 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ResourceRegistry } from '../api/registry';
+import { AdmissionChain } from '../api/resources/admission';
 import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
+import { ClusterRoleAggregationController } from './aggregation/clusterrole-aggregation-controller';
+import { DefaultPolicyReconciler } from './bootstrap/default-policy-reconciler';
+import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
+import { RbacEscalationAdmission } from './escalation/escalation-admission';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds';
 
-/** The four RBAC kinds of rbac.authorization.platform.io/v1, on the generic storage. */
-@Module({})
+/**
+ * The four RBAC kinds of rbac.authorization.platform.io/v1 on the generic storage, the
+ * default policy reconciled at start, the ClusterRole aggregation controller, and the
+ * escalation prevention every write of those kinds passes (an admission plugin, so it
+ * covers create, update, patch and apply alike).
+ */
+@Module({ providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationAdmission] })
 export class RbacModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly factory: GenericStorageFactory,
+    private readonly admission: AdmissionChain,
+    private readonly escalation: RbacEscalationAdmission,
   ) {}
 
   onModuleInit(): void {
     for (const type of [clusterRoleBindingType, clusterRoleType, roleBindingType, roleType]) {
       this.registry.register(type, this.factory.create(type));
     }
+    this.admission.register(this.escalation);
   }
 }

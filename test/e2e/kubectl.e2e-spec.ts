@@ -1,27 +1,32 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { eventually } from '../support/eventually';
+import { Kubectl, kubectlFor } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
-
-const run = promisify(execFile);
 
 /** kubectl against the server with the admin kubeconfig the server wrote, as a user would. */
 describe('kubectl scenario', () => {
   let server: TestServer;
-  let kubectl: (...args: string[]) => Promise<{ stdout: string; stderr: string }>;
+  let kubectl: Kubectl;
 
   beforeAll(async () => {
     server = await startTestServer();
-    kubectl = (...args: string[]) =>
-      run('kubectl', ['--kubeconfig', server.kubeconfigPath, ...args], {
-        env: { ...process.env, HOME: server.dataDir, KUBECACHEDIR: join(server.dataDir, 'kube-cache') },
-        timeout: 30000,
-      });
+    kubectl = kubectlFor(server);
   });
   afterAll(async () => {
     await server?.close();
+  });
+
+  it('explains kinds from the published OpenAPI schemas', async () => {
+    const rules = (await kubectl('explain', 'roles.rbac.authorization.platform.io.rules')).stdout;
+    expect(rules).toContain('KIND:       Role');
+    expect(rules).toMatch(/FIELD:\s+rules/);
+    expect(rules).toContain('verbs');
+    expect(rules).toContain('resourceNames');
+    const roleRef = (await kubectl('explain', 'rolebindings.rbac.authorization.platform.io.roleRef')).stdout;
+    expect(roleRef).toContain('apiGroup');
+    expect(roleRef).toContain('name');
   });
 
   it('creates, reads, patches and deletes a Role', async () => {

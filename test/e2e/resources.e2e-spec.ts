@@ -430,9 +430,10 @@ describe('generic resource layer over HTTPS', () => {
       expect(kind.status).toBe(400);
     });
 
-    it('an invalid dryRun value is 400 and dryRun=All stores nothing', async () => {
+    it("an invalid dryRun value is kube's 422 Invalid on CreateOptions and dryRun=All stores nothing", async () => {
       const bad = await server.admin.post(`${RBAC}/clusterroles?dryRun=Some`, { metadata: { name: 'dry' }, rules: [] });
-      expect(bad.status).toBe(400);
+      expect(bad.status).toBe(422);
+      expect(bad.body).toMatchObject({ reason: 'Invalid', details: { kind: 'CreateOptions', group: 'meta.platform.io' } });
       const dry = await server.admin.post(`${RBAC}/clusterroles?dryRun=All`, { metadata: { name: 'dry' }, rules: [] });
       expect(dry.status).toBe(201);
       expect(dry.body.metadata.uid).toBeDefined();

@@ -11,6 +11,8 @@ export interface ClientIdentity {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Header names and values as sent, repeated headers (Warning) one entry each. */
+  rawHeaders: string[];
   text: string;
   /** The body parsed as JSON when it is JSON, else undefined. */
   body: any;
@@ -130,7 +132,7 @@ export class HttpsClient {
             } catch {
               body = undefined;
             }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, text, body });
           });
           res.on('error', reject);
         },

@@ -45,10 +45,18 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const freshEmbedded = !databaseUrl && !opts.dataDir;
   if (freshEmbedded) await ensureTemplate();
   const options = defaultOptions({ securePort: 0, dataDir, databaseUrl, ...opts.options });
-  const running = await startServer(options, {
-    logLevels: ['error', 'fatal'],
-    storage: { schema, templateDump: freshEmbedded ? readTemplate() : undefined },
-  });
+  let running: RunningServer;
+  try {
+    running = await startServer(options, {
+      logLevels: ['error', 'fatal'],
+      storage: { schema, templateDump: freshEmbedded ? readTemplate() : undefined },
+    });
+  } catch (err) {
+    // A server that fails to start (tests of start-up errors) leaves nothing behind either.
+    if (!opts.keep && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.keep && databaseUrl && schema && !opts.schema) await dropTestSchema(databaseUrl, schema);
+    throw err;
+  }
   const material = running.material;
   const admin = issueClientCertificate(material.clientCaPems[0], material.caKeyPem!, 'test-admin', ['system:masters']);
   const base = new HttpsClient(running.url, material.caCertPem);

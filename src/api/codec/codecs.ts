@@ -1,64 +1,26 @@
 import * as YAML from 'yaml';
 import { errors } from '../errors';
 import { isPlainObject } from '../types';
-import { MediaType, parseAccept, parseMediaType } from './media-type';
+import type { ResourceType } from '../resource-type';
+import { parseMediaType } from './media-type';
+import { acceptedMediaTypes, JSON_MEDIA, PROTOBUF_MEDIA } from './negotiation';
+import { renderCapabilitiesOf } from './kind-rendering';
+import { decodeProtobufObject } from './protobuf/protobuf-body';
 
-export const JSON_MEDIA = 'application/json';
-export const YAML_MEDIA = 'application/yaml';
-
-/** How a response body is written. */
-export interface ResponseCodec {
-  contentType: string;
-  encode(value: unknown, pretty: boolean): Buffer;
-}
-
-const jsonCodec: ResponseCodec = {
-  contentType: JSON_MEDIA,
-  encode: (value, pretty) => Buffer.from(JSON.stringify(value, null, pretty ? 2 : undefined) + '\n'),
-};
-
-const yamlCodec: ResponseCodec = {
-  contentType: YAML_MEDIA,
-  encode: (value) => Buffer.from(YAML.stringify(value)),
-};
-
-/** Media types a response can be rendered in, in the order they are offered on a 406. */
-export const RESPONSE_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA];
-
-function codecFor(mt: MediaType): ResponseCodec | undefined {
-  // A transformed rendering (as=Table, as=PartialObjectMetadata) is not plain JSON: skip it
-  // so the client's fallback entry is used.
-  if (mt.params.as) return undefined;
-  switch (mt.type) {
-    case JSON_MEDIA:
-    case 'application/*':
-    case '*/*':
-      return jsonCodec;
-    case YAML_MEDIA:
-      return yamlCodec;
-    default:
-      return undefined;
-  }
-}
-
-/** Picks the response codec before any work is done, so a 406 costs nothing. */
-export function negotiateResponse(accept: string | undefined): ResponseCodec {
-  const entries = parseAccept(accept);
-  if (entries.length === 0) return jsonCodec;
-  for (const mt of entries) {
-    const codec = codecFor(mt);
-    if (codec) return codec;
-  }
-  throw errors.notAcceptable(RESPONSE_MEDIA_TYPES);
-}
-
-/** Body media types accepted for create and update. */
-export const OBJECT_BODY_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA];
-
-/** Decodes a create/update body (JSON or YAML) into an object. */
-export function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): Record<string, unknown> {
+/**
+ * Decodes a create/update body (JSON, YAML, or protobuf when the kind has messages) into an
+ * object; any other media type is 415 listing what the kind accepts.
+ */
+export function decodeObjectBody(
+  contentType: string | undefined,
+  body: Buffer | undefined,
+  type?: Pick<ResourceType, 'kind' | 'protobuf' | 'table'>,
+): Record<string, unknown> {
   const mt = parseMediaType(contentType ?? '');
-  if (mt.type !== JSON_MEDIA && mt.type !== YAML_MEDIA) throw errors.unsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
+  // Without a kind there is no message to decode protobuf with.
+  const accepted = acceptedMediaTypes(type ? renderCapabilitiesOf(type) : { protobuf: false, table: false });
+  if (!accepted.includes(mt.type)) throw errors.unsupportedMediaType(accepted);
+  if (mt.type === PROTOBUF_MEDIA && type?.protobuf) return decodeProtobufObject(body ?? Buffer.alloc(0), { kind: type.kind, protobuf: type.protobuf });
   const text = (body ?? Buffer.alloc(0)).toString('utf8');
   const value = mt.type === JSON_MEDIA ? parseJson(text) : parseYaml(text);
   if (!isPlainObject(value)) throw errors.badRequest('the request body must be a single object');

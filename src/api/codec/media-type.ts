@@ -18,20 +18,37 @@ export function parseMediaType(text: string): MediaType {
   return { type: head.trim().toLowerCase(), params };
 }
 
-/** Accept entries in the client's order of preference (q-values respected, stable). */
+/** `*` alone means `*\/*`; anything else without exactly one slash is not a media range. */
+function mediaRange(type: string): string | undefined {
+  if (type === '*') return '*/*';
+  return type.split('/').length === 2 ? type : undefined;
+}
+
+function wildcardRank(type: string): number {
+  const [main, sub] = type.split('/');
+  return (main === '*' ? 2 : 0) + (sub === '*' ? 1 : 0);
+}
+
+/**
+ * Accept entries in the client's order of preference, as kube's negotiation reads them:
+ * higher q first, then concrete types before wildcards, otherwise the order given.
+ * Entries with q=0 are "not acceptable" and dropped.
+ */
 export function parseAccept(header: string | undefined): MediaType[] {
   if (!header || !header.trim()) return [];
   const entries = header
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
-    .map((s, i) => {
+    .flatMap((s, i) => {
       const mt = parseMediaType(s);
+      const range = mediaRange(mt.type);
+      if (!range) return [];
       const q = mt.params.q !== undefined ? Number(mt.params.q) : 1;
       delete mt.params.q;
-      return { mt, q: Number.isFinite(q) ? q : 0, i };
+      return [{ mt: { ...mt, type: range }, q: Number.isFinite(q) ? q : 0, i }];
     })
     .filter((e) => e.q > 0);
-  entries.sort((a, b) => b.q - a.q || a.i - b.i);
+  entries.sort((a, b) => b.q - a.q || wildcardRank(a.mt.type) - wildcardRank(b.mt.type) || a.i - b.i);
   return entries.map((e) => e.mt);
 }

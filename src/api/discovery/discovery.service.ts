@@ -51,7 +51,8 @@ export class DiscoveryService {
         };
         if (type.shortNames?.length) resource.shortNames = type.shortNames;
         if (type.categories?.length) resource.categories = type.categories;
-        resource.storageVersionHash = storageVersionHash(group, version, type.kind);
+        // Only stored kinds have a storage version; kube gives the virtual reviews none.
+        if (type.verbs.includes('get')) resource.storageVersionHash = storageVersionHash(group, version, type.kind);
         return resource;
       }),
     };

@@ -3,6 +3,9 @@ import { createHash } from 'node:crypto';
 import { errors } from '../errors';
 import { ResourceRegistry } from '../registry';
 import { apiVersionOf, ResourceType, Verb } from '../resource-type';
+import { PATCH_MEDIA_TYPES } from '../patch/patch-types';
+import { listMetaSchema } from '../schema/meta';
+import { toOpenApiSchema } from './openapi-schema';
 
 type Operation = Record<string, unknown>;
 
@@ -74,23 +77,33 @@ export class OpenApiService {
       if (has('patch')) {
         item.patch = op('patch', 'patch', {
           parameters: [...WRITE_PARAMS, queryParam('force', 'boolean')],
-          requestBody: { content: { 'application/json-patch+json': { schema: { type: 'object' } }, 'application/merge-patch+json': { schema: { type: 'object' } } }, required: true },
+          requestBody: { content: Object.fromEntries(PATCH_MEDIA_TYPES.map((t) => [t, { schema: { type: 'object' } }])), required: true },
         });
       }
       if (has('delete')) item.delete = op('delete', 'delete', { parameters: [queryParam('dryRun'), queryParam('gracePeriodSeconds', 'integer'), queryParam('propagationPolicy')] });
-      paths[`${scope}/{name}`] = item;
+      // A kind without item verbs (the create-only reviews) has no item path.
+      if (Object.keys(item).length > 1) paths[`${scope}/{name}`] = item;
 
       schemas[schemaName(type)] = {
-        type: 'object',
-        description: `${type.kind} of ${apiVersionOf(type)}`,
+        ...toOpenApiSchema(type.schema),
+        description: type.schema.description ?? `${type.kind} of ${apiVersionOf(type)}`,
         'x-kubernetes-group-version-kind': [{ group, version, kind: type.kind }],
-        'x-kubernetes-preserve-unknown-fields': true,
       };
-      schemas[`${schemaName(type)}List`] = {
-        type: 'object',
-        'x-kubernetes-group-version-kind': [{ group, version, kind: type.listKind }],
-        'x-kubernetes-preserve-unknown-fields': true,
-      };
+      // Kinds that cannot be listed (the create-only reviews) have no list kind.
+      if (has('list')) {
+        schemas[`${schemaName(type)}List`] = {
+          type: 'object',
+          description: `${type.listKind} is a list of ${type.kind} objects`,
+          properties: {
+            apiVersion: { type: 'string' },
+            kind: { type: 'string' },
+            metadata: toOpenApiSchema(listMetaSchema),
+            items: { type: 'array', items: ref },
+          },
+          required: ['items'],
+          'x-kubernetes-group-version-kind': [{ group, version, kind: type.listKind }],
+        };
+      }
     }
     return {
       openapi: '3.0.0',

@@ -11,6 +11,11 @@ export interface AdmissionRequest {
   object: KubeObject;
   old?: KubeObject;
   options: WriteOptions;
+  /**
+   * CREATE: the name the request path carried ('' for a POST to a collection, the name for
+   * a PUT or apply that creates); `target.name` is the new object's name either way.
+   */
+  pathName?: string;
 }
 
 /** A validating admission plugin: throws a StatusError to refuse. */

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
+import { AuthorizerChain } from '../../authorization/authorizer-chain';
+import { createPermissionCheck } from '../apply/create-authorization';
 import { ResourceType } from '../resource-type';
 import { ChangeFeedService } from '../watch/change-feed.service';
 import { AdmissionChain } from './admission';
@@ -18,6 +20,7 @@ export class GenericStorageFactory {
     private readonly feed: ChangeFeedService,
     private readonly continueTokens: ContinueTokenService,
     @Inject(BOOKMARK_INTERVAL_MS) private readonly bookmarkIntervalMs: number,
+    private readonly authorizers: AuthorizerChain,
   ) {}
 
   create(type: ResourceType): GenericStorage {
@@ -26,6 +29,17 @@ export class GenericStorageFactory {
 
   /** The constructor arguments, for storages that extend the generic one. */
   argsFor(type: ResourceType): ConstructorParameters<typeof GenericStorage> {
-    return [type, this.store, this.admission, { feed: this.feed, continueTokens: this.continueTokens, bookmarkIntervalMs: this.bookmarkIntervalMs }];
+    return [
+      type,
+      this.store,
+      this.admission,
+      {
+        feed: this.feed,
+        continueTokens: this.continueTokens,
+        bookmarkIntervalMs: this.bookmarkIntervalMs,
+        // A PUT or apply that creates is authorized as update/patch; creating needs `create` too.
+        authorizeCreate: createPermissionCheck(this.authorizers),
+      },
+    ];
   }
 }

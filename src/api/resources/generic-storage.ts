@@ -21,7 +21,14 @@ import { WatchEvent, WatchStream } from '../watch/watch-stream';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { getSemantics, listSemantics, ListQuery, watchSemantics } from './resource-version';
 import { AdmissionChain } from './admission';
-import { applyPatchBody } from './patch';
+import { applyPatch, parsePatch } from '../patch/patcher';
+import { isApplyPatch, nonApplyPatchType } from '../patch/patch-types';
+import { decodeApplyConfiguration } from '../apply/apply-request';
+import { ApplyConflicts } from '../apply/conflicts';
+import { CreatePermissionCheck } from '../apply/create-authorization';
+import { FieldManager, keepTimestampsOfNoopWrite } from '../apply/field-manager';
+import { managerOrUserAgent } from '../apply/manager-name';
+import { DEFAULT_FIELD_VALIDATION } from '../validation/field-validation';
 import {
   DeleteOptions,
   DeleteResult,
@@ -43,14 +50,16 @@ const WATCH_BATCH = 500;
 const WATCH_IDLE_WAKE_MS = 5000;
 /** How long a read naming a revision this process has not seen yet waits before 504. */
 const TOO_LARGE_RV_WAIT_MS = 3000;
-/** Fields every kind can be selected by. */
-const SELECTABLE_FIELDS = ['metadata.name', 'metadata.namespace'];
+/** Fields every kind can be selected by; a kind's type adds its own (selectableFields). */
+const METADATA_FIELDS = ['metadata.name', 'metadata.namespace'];
 
 /** What the generic storage needs besides the store: the change feed and continue tokens. */
 export interface GenericStorageDeps {
   feed: ChangeFeedService;
   continueTokens: Pick<ContinueTokens, 'encode' | 'decode'>;
   bookmarkIntervalMs: number;
+  /** Asked before a PUT or an apply creates a missing object: the caller needs `create` too. */
+  authorizeCreate?: CreatePermissionCheck;
 }
 
 interface ObjectSelectors {
@@ -68,8 +77,10 @@ function truthy(v: unknown): boolean {
   return s === 'true' || s === '1';
 }
 
-function fieldsOf(obj: KubeObject): Record<string, string> {
-  return { 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '' };
+function fieldsOf(type: ResourceType, obj: KubeObject): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '' };
+  for (const field of type.selectableFields ?? []) fields[field.name] = field.value(obj);
+  return fields;
 }
 
 function parseListQuery(query: Record<string, unknown>): ListQuery {
@@ -113,6 +124,18 @@ export class GenericStorage implements Required<ResourceStorage> {
     private readonly admission: AdmissionChain,
     private readonly deps: GenericStorageDeps,
   ) {}
+
+  private fieldManagerOfKind?: FieldManager;
+
+  /** Keeps managedFields on every write and merges applied configurations. */
+  private get fields(): FieldManager {
+    return (this.fieldManagerOfKind ??= new FieldManager({ apiVersion: apiVersionOf(this.type), schema: this.type.schema }));
+  }
+
+  /** The manager a write is recorded under: `fieldManager`, else the User-Agent's prefix. */
+  private managerOf(opts: WriteOptions): string {
+    return managerOrUserAgent(opts.fieldManager, opts.userAgent);
+  }
 
   // ---- reads -------------------------------------------------------------------------
 
@@ -201,10 +224,11 @@ export class GenericStorage implements Required<ResourceStorage> {
   private selectors(query: Record<string, unknown>): ObjectSelectors {
     try {
       const label = parseLabelSelector(firstString(query.labelSelector));
-      const field = parseFieldSelector(firstString(query.fieldSelector), SELECTABLE_FIELDS);
+      const supported = [...METADATA_FIELDS, ...(this.type.selectableFields ?? []).map((f) => f.name)];
+      const field = parseFieldSelector(firstString(query.fieldSelector), supported);
       return {
         filtering: !label.empty || !field.empty,
-        matches: (obj: KubeObject) => label.matches(obj.metadata.labels) && field.matches(fieldsOf(obj)),
+        matches: (obj: KubeObject) => label.matches(obj.metadata.labels) && field.matches(fieldsOf(this.type, obj)),
       };
     } catch (err) {
       if (err instanceof SelectorParseError) throw errors.badRequest(`unable to parse requirement: ${err.message}`);
@@ -338,10 +362,12 @@ export class GenericStorage implements Required<ResourceStorage> {
   async create(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
     const obj = this.decodeObject(body, target);
     this.checkBodyNamespace(obj, target);
+    this.fields.update(null, obj, this.managerOf(opts));
     return this.createObject(target, obj, opts);
   }
 
-  private async createObject(target: Target, obj: KubeObject, opts: WriteOptions): Promise<WriteResult> {
+  /** `viaUpdate`: a PUT or apply found no object; kube then also requires `create` permission. */
+  private async createObject(target: Target, obj: KubeObject, opts: WriteOptions, viaUpdate = false): Promise<WriteResult> {
     const ctx = this.context(target, opts);
     fillCreateMetadata(obj);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
@@ -352,7 +378,8 @@ export class GenericStorage implements Required<ResourceStorage> {
       ...this.type.strategy.validate(obj, ctx),
     ]);
     const named: Target = { ...target, name: obj.metadata.name! };
-    await this.admission.admit({ operation: 'CREATE', target: named, object: obj, options: opts });
+    if (viaUpdate) await this.deps.authorizeCreate?.(named, opts.user);
+    await this.admission.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });
     if (opts.dryRun) {
       if (!wantsGeneratedName && (await this.store.get(this.key(named)))) {
         throw errors.alreadyExists(target.groupResource, named.name);
@@ -389,20 +416,60 @@ export class GenericStorage implements Required<ResourceStorage> {
       ]);
     }
     return this.guaranteedUpdate(target, opts, !requested && opts.ifMatch === undefined, async (current) => {
-      if (!current) {
-        if (!this.type.strategy.allowCreateOnUpdate) throw errors.notFound(target.groupResource, target.name);
-        return { create: deepClone(obj) };
-      }
-      return { update: deepClone(obj) };
+      if (!current && !this.type.strategy.allowCreateOnUpdate) throw errors.notFound(target.groupResource, target.name);
+      const next = deepClone(obj);
+      this.fields.update(current?.object ?? null, next, this.managerOf(opts));
+      return current ? { update: next } : { create: next };
     });
   }
 
   async patch(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult> {
+    if (isApplyPatch(patch.contentType)) return this.apply(target, patch.body, opts);
+    // The patch type and document are checked before the object is read (415 and 400 first).
+    const parsed = parsePatch(nonApplyPatchType(patch.contentType), patch.body);
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       if (!current) throw errors.notFound(target.groupResource, target.name);
-      const patched = applyPatchBody(patch.contentType, current.object as Record<string, unknown>, patch.body);
-      const obj = this.decodeObject(patched, target);
+      const patched = applyPatch(this.type, current.object as Record<string, unknown>, parsed, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
+      for (const warning of patched.warnings) opts.warn?.(warning);
+      const obj = this.decodeObject(patched.object, target);
+      this.fields.update(current.object, obj, this.managerOf(opts));
       // A resourceVersion written by the patch is a precondition; otherwise the read one is.
+      if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
+      return { update: obj };
+    });
+  }
+
+  /**
+   * Server-side apply: the configuration is merged into the object by the kind's schema
+   * and its managed fields, or creates the object when there is none (kube's applyPatcher).
+   */
+  private async apply(target: Target, body: Buffer, opts: WriteOptions): Promise<WriteResult> {
+    const { config, warnings } = decodeApplyConfiguration(body, this.type, target, opts.fieldValidation);
+    let warned = false;
+    return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
+      let applied: KubeObject;
+      try {
+        applied = this.fields.apply(current?.object ?? null, deepClone(config), opts.fieldManager ?? '', opts.force === true);
+      } catch (err) {
+        throw err instanceof ApplyConflicts ? err.toStatusError() : err;
+      }
+      // As kube, unknown and duplicate fields are reported once the apply itself succeeded.
+      if (!warned) for (const warning of warnings) opts.warn?.(warning);
+      warned = true;
+      const obj = this.decodeObject(applied, target);
+      if (!current && obj.metadata.uid) {
+        throw errors.conflict(
+          target.groupResource,
+          target.name,
+          `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`,
+        );
+      }
+      this.checkBodyNamespace(obj, target);
+      if (obj.metadata.name !== target.name) {
+        throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${target.name})`);
+      }
+      if (!current) return { create: obj };
+      // A resourceVersion in the configuration is a precondition; otherwise the read one is.
       if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
       return { update: obj };
     });
@@ -427,7 +494,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       const next = await transform(current);
       if (next.create) {
         try {
-          return await this.createObject(target, next.create, opts);
+          return await this.createObject(target, next.create, opts, true);
         } catch (err) {
           if (err instanceof StatusError && err.reason === 'AlreadyExists' && attempt < MAX_RETRIES) continue;
           throw err;
@@ -471,6 +538,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     ]);
     await this.admission.admit({ operation: 'UPDATE', target, object: obj, old: old.object, options: opts });
     obj.metadata.resourceVersion = old.revision;
+    keepTimestampsOfNoopWrite(obj, old.object);
     // An update that changes nothing is not written (no new revision), as in kube.
     if (jsonEqual(obj, old.object)) return { object: this.present(old.object), created: false };
     if (opts.dryRun) return { object: this.present(obj), created: false };

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { anonymousUser, UserInfo } from '../../authentication/user-info';
-import { decodeObjectBody, negotiateResponse, ResponseCodec } from '../codec/codecs';
+import { renderCapabilitiesOf } from '../codec/kind-rendering';
+import { negotiateResponse, prettyRequested, ResponseFormat } from '../codec/negotiation';
+import { renderResponse, sendRendered } from '../codec/response';
+import { WatchEventEncoder, watchEventEncoder } from '../codec/watch-encoder';
 import { errors } from '../errors';
 import { ApiRequest } from '../request-context';
-import { parseDeleteOptions, parseWriteOptions } from './request-options';
+import { ResourceType } from '../resource-type';
+import { FieldValidationDirective } from '../validation/field-validation';
+import { deleteOptionsFor, writeOptionsFor } from './request-options';
+import { decodeObjectRequest } from '../validation/object-decoder';
+import { addWarning, warningSink } from './warnings';
+import { writeOptionsOf } from './write-options.interceptor';
 import { ReadOptions } from './storage';
 import { ResolvedRequest, TargetResolver } from './target-resolver';
 import { WatchStream } from '../watch/watch-stream';
@@ -18,10 +26,10 @@ export class ResourceHandler {
   constructor(private readonly resolver: TargetResolver) {}
 
   async read(req: ApiRequest, res: Response): Promise<void> {
-    const codec = negotiateResponse(req.headers.accept);
+    const codec = this.format(req);
     const resolved = this.resolver.resolve(req.requestInfo);
     const opts = { user: this.user(req), query: req.query as Record<string, unknown> };
-    if (req.requestInfo.verb === 'watch') return this.watch(resolved, opts, res);
+    if (req.requestInfo.verb === 'watch') return this.watch(resolved, opts, res, watchEventEncoder(codec, { type: resolved.target.type, query: opts.query }));
     const body = resolved.single
       ? await this.resolver.method(resolved, 'get', 'get')(resolved.target, opts)
       : await this.resolver.method(resolved, 'list', 'list')(resolved.target, opts);
@@ -29,42 +37,44 @@ export class ResourceHandler {
   }
 
   async create(req: ApiRequest, res: Response): Promise<void> {
-    const codec = negotiateResponse(req.headers.accept);
+    const codec = this.format(req);
     const resolved = this.resolver.resolve(req.requestInfo);
     if (resolved.single) return this.notAllowed();
     const create = this.resolver.method(resolved, 'create', 'create');
-    const body = decodeObjectBody(req.headers['content-type'], req.rawBody);
-    const result = await create(resolved.target, body, parseWriteOptions(req.query, this.user(req)));
+    const options = writeOptionsOf(req);
+    const body = this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
+    const result = await create(resolved.target, body, writeOptionsFor(options, this.user(req), warningSink(res), req.headers['user-agent']));
     this.write(req, res, codec, 201, result.object);
   }
 
   async update(req: ApiRequest, res: Response): Promise<void> {
-    const codec = negotiateResponse(req.headers.accept);
+    const codec = this.format(req);
     const resolved = this.resolver.resolve(req.requestInfo);
     if (!resolved.single) return this.notAllowed();
     const update = this.resolver.method(resolved, 'update', 'update');
-    const body = decodeObjectBody(req.headers['content-type'], req.rawBody);
-    const result = await update(resolved.target, body, parseWriteOptions(req.query, this.user(req), req.headers['if-match']));
+    const options = writeOptionsOf(req);
+    const body = this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
+    const result = await update(resolved.target, body, writeOptionsFor(options, this.user(req), warningSink(res), req.headers['user-agent']));
     this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }
 
   async patch(req: ApiRequest, res: Response): Promise<void> {
-    const codec = negotiateResponse(req.headers.accept);
+    const codec = this.format(req);
     const resolved = this.resolver.resolve(req.requestInfo);
     if (!resolved.single) return this.notAllowed();
     const patch = this.resolver.method(resolved, 'patch', 'patch');
     const result = await patch(
       resolved.target,
       { contentType: req.headers['content-type'] ?? '', body: req.rawBody ?? Buffer.alloc(0) },
-      parseWriteOptions(req.query, this.user(req), req.headers['if-match']),
+      writeOptionsFor(writeOptionsOf(req), this.user(req), warningSink(res), req.headers['user-agent']),
     );
     this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }
 
   async delete(req: ApiRequest, res: Response): Promise<void> {
-    const codec = negotiateResponse(req.headers.accept);
+    const codec = this.format(req);
     const resolved = this.resolver.resolve(req.requestInfo);
-    const opts = parseDeleteOptions(req.query, req.rawBody, this.user(req));
+    const opts = deleteOptionsFor(writeOptionsOf(req), this.user(req));
     if (resolved.single) {
       const result = await this.resolver.method(resolved, 'delete', 'delete')(resolved.target, opts);
       return this.write(req, res, codec, result.code, result.body);
@@ -75,14 +85,14 @@ export class ResourceHandler {
   }
 
   /** A watch on a collection, or on one object (its name becomes a field selector). */
-  private async watch(resolved: ResolvedRequest, opts: ReadOptions, res: Response): Promise<void> {
+  private async watch(resolved: ResolvedRequest, opts: ReadOptions, res: Response, encoder: WatchEventEncoder): Promise<void> {
     const watch = this.resolver.method(resolved, 'watch', 'watch');
     if (resolved.single) {
       opts = { ...opts, query: { ...opts.query, fieldSelector: `metadata.name=${resolved.target.name}` } };
       resolved = { ...resolved, single: false, target: { ...resolved.target, name: '' } };
     }
     // Options are checked before the stream starts so bad ones are a plain 400.
-    await watch(resolved.target, opts, () => new WatchStream(res));
+    await watch(resolved.target, opts, () => new WatchStream(res, encoder));
   }
 
   /** kube's installer registers no route for such a method/path pair. */
@@ -94,9 +104,28 @@ export class ResourceHandler {
     return req.userInfo ?? anonymousUser();
   }
 
-  private write(req: ApiRequest, res: Response, codec: ResponseCodec, code: number, body: unknown): void {
-    const pretty = req.query.pretty === 'true' || req.query.pretty === '1';
-    res.status(code).setHeader('Content-Type', codec.contentType);
-    res.end(codec.encode(body, pretty));
+  /** A create/update body decoded into the kind; fieldValidation=Warn findings become warnings. */
+  private decodeBody(req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Record<string, unknown> {
+    const decoded = decodeObjectRequest(req.headers['content-type'], req.rawBody, type, fieldValidation);
+    this.warn(res, decoded.warnings);
+    return decoded.object;
+  }
+
+  private warn(res: Response, warnings: string[]): void {
+    for (const warning of warnings) addWarning(res, warning);
+  }
+
+  /** The format the negotiation interceptor chose (negotiated here when it did not run). */
+  private format(req: ApiRequest): ResponseFormat {
+    if (req.negotiation?.format) return req.negotiation.format;
+    const type = this.resolver.resolve(req.requestInfo).target.type;
+    return negotiateResponse(req.headers.accept, renderCapabilitiesOf(type), req.requestInfo.verb === 'watch');
+  }
+
+  /** Renders the body in the negotiated format (Table, protobuf, ...), gzip-compressed when large. */
+  private write(req: ApiRequest, res: Response, format: ResponseFormat, code: number, body: unknown): void {
+    const target = { type: this.resolver.resolve(req.requestInfo).target.type, query: req.query as Record<string, unknown> };
+    const rendered = renderResponse(format, body, target, prettyRequested(target.query, req.headers['user-agent']));
+    sendRendered(res, code, rendered, req.negotiation?.gzip ?? false);
   }
 }

@@ -2,6 +2,7 @@ import { UserInfo } from '../../authentication/user-info';
 import { ResourceType, Verb } from '../resource-type';
 import { GroupResource, KubeList, KubeObject, Status } from '../types';
 import { WatchStream } from '../watch/watch-stream';
+import type { FieldValidationDirective } from '../validation/field-validation';
 
 /** Where a request points: the kind, and the namespace/name from the path. */
 export interface Target {
@@ -17,8 +18,16 @@ export interface WriteOptions {
   user: UserInfo;
   dryRun: boolean;
   fieldManager?: string;
+  /** The request's User-Agent: non-apply writes without fieldManager are recorded under its prefix. */
+  userAgent?: string;
+  /** `force=true` on an apply: take fields other managers own instead of failing with a conflict. */
+  force?: boolean;
+  /** What to do with unknown and duplicate fields in the body (default Warn). */
+  fieldValidation?: FieldValidationDirective;
   /** The revision an `If-Match` header names: the write applies only to that version. */
   ifMatch?: string;
+  /** Records a response `Warning` at once (kube's warning.AddWarning), so it is sent even if the write then fails. */
+  warn?(message: string): void;
 }
 
 export interface ReadOptions {
@@ -36,6 +45,8 @@ export interface WriteResult {
   object: KubeObject;
   /** True when the write created the object (201), false when it changed one (200). */
   created: boolean;
+  /** Warning header texts for the response (fieldValidation=Warn found unknown or duplicate fields). */
+  warnings?: string[];
 }
 
 export interface DeleteResult {

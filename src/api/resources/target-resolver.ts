@@ -5,6 +5,9 @@ import { RequestInfo } from '../request-info';
 import { Verb } from '../resource-type';
 import { ResourceStorage, Target } from './storage';
 
+/** The verbs served on a single object's path. */
+const ITEM_VERBS: Verb[] = ['get', 'update', 'patch', 'delete'];
+
 export interface ResolvedRequest {
   entry: RegisteredResource;
   target: Target;
@@ -36,6 +39,10 @@ export class TargetResolver {
     if (!type.namespaced && namespace) throw errors.pathNotFound();
     const single = pathName !== '';
     if (type.namespaced && !namespace && single) throw errors.pathNotFound();
+    // kube routes only the paths a kind's verbs need: no item path without an item verb, no
+    // all-namespaces path without list or watch (the create-only reviews have neither).
+    if (single && !ITEM_VERBS.some((v) => type.verbs.includes(v))) throw errors.pathNotFound();
+    if (type.namespaced && !namespace && !type.verbs.includes('list') && !type.verbs.includes('watch')) throw errors.pathNotFound();
 
     const target: Target = {
       type,
@@ -46,10 +53,10 @@ export class TargetResolver {
     return { entry, target, single };
   }
 
-  /** The storage method for a verb, or 405 as kube answers for a verb the kind lacks. */
+  /** The storage method for a verb, or kube's 405 for a method it registers no route for (a verb the kind lacks). */
   method<K extends keyof ResourceStorage>(resolved: ResolvedRequest, name: K, verb: Verb): NonNullable<ResourceStorage[K]> {
     const fn = resolved.entry.storage[name];
-    if (!fn || !resolved.target.type.verbs.includes(verb)) throw errors.methodNotSupported(resolved.target.groupResource, verb);
+    if (!fn || !resolved.target.type.verbs.includes(verb)) throw errors.methodNotAllowed();
     // A namespaced kind's cluster-wide path serves only list and watch.
     if (resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list') throw errors.methodNotAllowed();
     return fn.bind(resolved.entry.storage) as NonNullable<ResourceStorage[K]>;

@@ -22,6 +22,8 @@ export interface ScalarSchema extends SchemaCommon {
   type: 'string' | 'integer' | 'number' | 'boolean';
   /** OpenAPI format: `date-time`, `byte`, `int64`, `int32`, `int-or-string`. */
   format?: string;
+  /** The Go type kube's decoder names in type errors when it is a named one (`v1.FinalizerName`). */
+  typeName?: string;
 }
 
 /** A Go struct: a fixed set of named fields. */
@@ -31,6 +33,8 @@ export interface StructSchema extends SchemaCommon {
   required?: string[];
   /** `x-kubernetes-map-type`: atomic structs are owned and replaced as a whole. Default granular. */
   mapType?: 'atomic' | 'granular';
+  /** The Go type kube's decoder names in type errors (`v1.PolicyRule`). */
+  typeName?: string;
 }
 
 /** A Go map: any keys, one value schema (`additionalProperties`). */
@@ -68,12 +72,23 @@ export const number = (): ScalarSchema => ({ kind: 'scalar', type: 'number', for
 export const dateTime = (): ScalarSchema => string('date-time');
 export const any = (): AnySchema => ({ kind: 'any' });
 
-export function struct(fields: Record<string, Schema>, opts: { required?: string[]; mapType?: 'atomic' | 'granular' } = {}): StructSchema {
+export interface StructOptions {
+  required?: string[];
+  mapType?: 'atomic' | 'granular';
+  typeName?: string;
+}
+
+export function struct(fields: Record<string, Schema>, opts: StructOptions = {}): StructSchema {
   return { kind: 'struct', fields, ...opts };
 }
 
-export function atomicStruct(fields: Record<string, Schema>, opts: { required?: string[] } = {}): StructSchema {
+export function atomicStruct(fields: Record<string, Schema>, opts: Omit<StructOptions, 'mapType'> = {}): StructSchema {
   return struct(fields, { ...opts, mapType: 'atomic' });
+}
+
+/** A scalar of a named Go type (`v1.FinalizerName` is a string). */
+export function named(schema: ScalarSchema, typeName: string): ScalarSchema {
+  return { ...schema, typeName };
 }
 
 export function map(values: Schema, mapType: 'atomic' | 'granular' = 'granular'): MapSchema {
@@ -102,8 +117,8 @@ export function mapList(
 }
 
 /** The whole schema of a kind: TypeMeta and ObjectMeta plus the kind's own fields. */
-export function kindSchema(metadata: StructSchema, fields: Record<string, Schema>): StructSchema {
-  return struct({ apiVersion: string(), kind: string(), metadata, ...fields });
+export function kindSchema(metadata: StructSchema, fields: Record<string, Schema>, typeName?: string): StructSchema {
+  return struct({ apiVersion: string(), kind: string(), metadata, ...fields }, typeName ? { typeName } : {});
 }
 
 // ---- readers ----------------------------------------------------------------------------

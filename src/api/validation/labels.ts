@@ -1,6 +1,6 @@
 import { FieldError, fieldErrors, FieldPath } from '../field-errors';
 import { isQualifiedName, isValidLabelValue } from './names';
-import { Shape, str, strList, strRecord, list } from './shape';
+import { str, strList, strRecord, list } from './shape';
 
 /** Labels and label selectors, as apimachinery's meta/v1/validation checks them. */
 
@@ -14,13 +14,6 @@ export interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirement[];
 }
-
-export const labelSelectorShape: Shape = {
-  object: {
-    matchLabels: { map: 'string' },
-    matchExpressions: { array: { object: { key: 'string', operator: 'string', values: { array: 'string' } } } },
-  },
-};
 
 export interface LabelSelectorValidationOptions {
   /** Tolerate bad values in matchExpressions (kube allows it when the stored object already has them). */

@@ -3,7 +3,7 @@ import { NameValidator } from '../resource-type';
 import { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../types';
 import { validateLabels } from './labels';
 import { byteLength, isQualifiedName, validateNamespaceName } from './names';
-import { checkShape, list, Shape, str, strList, strRecord } from './shape';
+import { list, str, strList, strRecord } from './shape';
 
 /**
  * ObjectMeta validation shared by every kind, as apimachinery's api/validation
@@ -25,42 +25,6 @@ export interface ObjectMetaValidationOptions {
   nameValidator: NameValidator;
 }
 
-const ownerReferenceShape: Shape = {
-  object: { apiVersion: 'string', kind: 'string', name: 'string', uid: 'string', controller: 'boolean', blockOwnerDeletion: 'boolean' },
-};
-
-const managedFieldsEntryShape: Shape = {
-  object: {
-    manager: 'string',
-    operation: 'string',
-    apiVersion: 'string',
-    time: 'string',
-    fieldsType: 'string',
-    fieldsV1: { map: 'any' },
-    subresource: 'string',
-  },
-};
-
-const objectMetaShape: Shape = {
-  object: {
-    name: 'string',
-    generateName: 'string',
-    namespace: 'string',
-    uid: 'string',
-    resourceVersion: 'string',
-    generation: 'integer',
-    creationTimestamp: 'string',
-    deletionTimestamp: 'string',
-    deletionGracePeriodSeconds: 'integer',
-    labels: { map: 'string' },
-    annotations: { map: 'string' },
-    finalizers: { array: 'string' },
-    ownerReferences: { array: ownerReferenceShape },
-    managedFields: { array: managedFieldsEntryShape },
-    selfLink: 'string',
-  },
-};
-
 /**
  * The field.TooLong text of current apimachinery. The shared fieldErrors.tooLong still
  * carries the older "may not be more than" wording, so the detail is set here.
@@ -81,9 +45,6 @@ export function validateObjectMeta(
   opts: ObjectMetaValidationOptions,
   path: FieldPath = FieldPath.root('metadata'),
 ): FieldError[] {
-  // A body with wrongly typed metadata is refused on its types alone, as kube's decoder would.
-  const typeErrs = checkShape(meta, objectMetaShape, path);
-  if (typeErrs.length) return typeErrs;
   return [
     ...validateNameFields(meta, opts.nameValidator, path),
     ...validateNamespaceField(str(meta.namespace), opts.namespaced, path.child('namespace')),

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { KubeObject, Status } from '../types';
 import { ChangeType } from '../../storage/object-store';
+import { JSON_WATCH_ENCODER, WatchEventEncoder } from '../codec/watch-encoder';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
 
@@ -13,17 +14,21 @@ export interface WatchEvent {
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
 /**
- * The HTTP side of one watch: a chunked stream of JSON event documents. It ends when the
- * client goes away, the timeout passes, the server shuts down, or the client stops reading
- * (a bounded buffer instead of unbounded memory).
+ * The HTTP side of one watch: a chunked stream of events in the negotiated encoding (JSON
+ * documents by default, Table rows or length-prefixed protobuf frames when negotiated). It
+ * ends when the client goes away, the timeout passes, the server shuts down, or the client
+ * stops reading (a bounded buffer instead of unbounded memory).
  */
 export class WatchStream {
   private closedFlag = false;
   private readonly closeHandlers: Array<() => void> = [];
 
-  constructor(private readonly res: Response) {
+  constructor(
+    private readonly res: Response,
+    private readonly encoder: WatchEventEncoder = JSON_WATCH_ENCODER,
+  ) {
     res.status(200);
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', encoder.contentType);
     res.setHeader('Transfer-Encoding', 'chunked');
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
@@ -46,7 +51,7 @@ export class WatchStream {
       this.close();
       return false;
     }
-    this.res.write(JSON.stringify(event) + '\n');
+    this.res.write(this.encoder.encode(event));
     return true;
   }
 

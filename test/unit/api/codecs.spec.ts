@@ -1,27 +1,6 @@
-import { decodeObjectBody, negotiateResponse } from '../../../src/api/codec/codecs';
-import { parseAccept } from '../../../src/api/codec/media-type';
+import { decodeObjectBody } from '../../../src/api/codec/codecs';
 import { errors } from '../../../src/api/errors';
 import { fieldErrors } from '../../../src/api/field-errors';
-
-describe('content negotiation', () => {
-  it('defaults to JSON', () => {
-    expect(negotiateResponse(undefined).contentType).toBe('application/json');
-    expect(negotiateResponse('*/*').contentType).toBe('application/json');
-  });
-
-  it('falls back along the list, skipping renderings it does not offer', () => {
-    expect(negotiateResponse('application/json;as=Table;v=v1;g=meta.k8s.io, application/json').contentType).toBe('application/json');
-    expect(negotiateResponse('text/html, application/yaml').contentType).toBe('application/yaml');
-  });
-
-  it('honours q-values', () => {
-    expect(parseAccept('application/json;q=0.5, application/yaml').map((m) => m.type)).toEqual(['application/yaml', 'application/json']);
-  });
-
-  it('answers 406 when nothing is acceptable', () => {
-    expect(() => negotiateResponse('text/html')).toThrow(expect.objectContaining({ code: 406, reason: 'NotAcceptable' }));
-  });
-});
 
 describe('decodeObjectBody', () => {
   it('reads JSON and YAML objects', () => {

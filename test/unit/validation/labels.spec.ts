@@ -1,6 +1,5 @@
 import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/api/field-errors';
 import { isConvertibleLabelSelector, LabelSelector, validateLabelSelector, validateLabels } from '../../../src/api/validation/labels';
-import { checkShape } from '../../../src/api/validation/shape';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);
 const at = FieldPath.root('selector');
@@ -74,21 +73,5 @@ describe('validateLabelSelector', () => {
     expect(isConvertibleLabelSelector({ matchExpressions: [{ key: 'a', operator: 'In' }] })).toBe(false);
     expect(isConvertibleLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toBe(false);
     expect(isConvertibleLabelSelector({})).toBe(true);
-  });
-});
-
-describe('checkShape', () => {
-  it('accepts null and absent values and ignores unknown fields', () => {
-    expect(checkShape({ a: null, extra: 1 }, { object: { a: 'string', b: { array: 'string' } } }, FieldPath.root('x'))).toEqual([]);
-  });
-
-  it('names the path and the actual JSON type', () => {
-    const errs = checkShape({ a: [1], b: 1.5, c: 'x' }, { object: { a: { array: 'string' }, b: 'integer', c: { map: 'string' } } }, FieldPath.root('x'));
-    expect(messages(errs)).toEqual([
-      'x.a[0]: Invalid value: "number": x.a[0] in body must be of type string: "number"',
-      'x.b: Invalid value: "number": x.b in body must be of type integer: "number"',
-      'x.c: Invalid value: "string": x.c in body must be of type object: "string"',
-    ]);
-    expect(errs.every((e) => e.type === 'FieldValueTypeInvalid')).toBe(true);
   });
 });

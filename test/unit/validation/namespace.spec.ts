@@ -3,6 +3,8 @@ import { StrategyContext } from '../../../src/api/resource-type';
 import { validateObjectMeta } from '../../../src/api/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/authentication/user-info';
 import { LABEL_METADATA_NAME, Namespace, namespaceType } from '../../../src/core/namespace';
+import { parseJsonDocument } from '../../../src/api/validation/json-document';
+import { decodeBySchema } from '../../../src/api/validation/schema-decoder';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);
 const ctx: StrategyContext = { user: SYSTEM_USER, namespace: '', dryRun: false };
@@ -86,11 +88,12 @@ describe('namespace strategy', () => {
     expect(fieldErrorMessage(errs[0])).toMatch(/^spec\.finalizers: Invalid value: "bad name\/x y": prefix part a lowercase RFC 1123 subdomain/);
   });
 
-  it('reports a wrongly typed spec', () => {
-    const ns = { metadata: { name: 'a' }, spec: { finalizers: 'kubernetes' } } as unknown as Namespace;
-    strategy.prepareForCreate!(ns, ctx);
-    expect(messages(strategy.validate(ns, ctx))).toEqual([
-      'spec.finalizers: Invalid value: "string": spec.finalizers in body must be of type array: "string"',
-    ]);
+  it('a wrongly typed spec is a decode error naming the Go type, before validation', () => {
+    const decoded = decodeBySchema(parseJsonDocument('{"metadata":{"name":"a"},"spec":{"finalizers":"kubernetes"}}'), namespaceType.schema, {
+      strict: true,
+      dialect: 'json',
+      rootTypeName: 'v1.Namespace',
+    });
+    expect(decoded.typeError).toBe('json: cannot unmarshal string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName');
   });
 });

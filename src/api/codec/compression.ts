@@ -1,0 +1,28 @@
+import { gzipSync } from 'node:zlib';
+
+/** kube compresses only bodies larger than this (responsewriters' defaultGzipThresholdBytes). */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+/** kube's gzip level: least CPU for a ratio close to the best. */
+const GZIP_LEVEL = 1;
+
+/**
+ * Accept-Encoding lists gzip as a token of its own (kube's negotiateContentEncoding: a
+ * `gzip;q=...` entry is not recognised) and the APIResponseCompression gate is on.
+ */
+export function gzipAccepted(acceptEncoding: string | string[] | undefined, gateEnabled: boolean): boolean {
+  if (!gateEnabled || !acceptEncoding) return false;
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  return header.split(',').some((token) => token.trim() === 'gzip');
+}
+
+/** The body as sent, and the headers that say how. */
+export interface EncodedBody {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Compresses a body above the threshold when the client accepts gzip. */
+export function contentEncode(body: Buffer, gzip: boolean): EncodedBody {
+  if (!gzip || body.length <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
+  return { body: gzipSync(body, { level: GZIP_LEVEL }), headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } };
+}

@@ -1,0 +1,49 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { ApiRequest } from '../request-context';
+import { TargetResolver } from '../resources/target-resolver';
+import { gzipAccepted } from './compression';
+import { renderCapabilitiesOf } from './kind-rendering';
+import { negotiateResponse } from './negotiation';
+
+/**
+ * Content negotiation for resource requests, decided before any work so a 406 costs
+ * nothing: the response format from Accept (against what the kind can be rendered as),
+ * and whether a large body may be gzip-compressed. The result rides on the request; a
+ * path that names no kind is left to the handler's 404.
+ */
+@Injectable()
+export class NegotiationInterceptor implements NestInterceptor {
+  constructor(
+    private readonly resolver: TargetResolver,
+    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<ApiRequest>();
+    const info = req.requestInfo;
+    if (info?.isResourceRequest) {
+      const type = this.kindOf(req);
+      if (type) {
+        const watch = info.verb === 'watch';
+        // Set before negotiating, so a 406 is itself rendered for this kind.
+        req.negotiation = {
+          capabilities: renderCapabilitiesOf(type),
+          gzip: !watch && gzipAccepted(req.headers['accept-encoding'], this.options.featureGates.enabled('APIResponseCompression')),
+        };
+        req.negotiation.format = negotiateResponse(req.headers.accept, req.negotiation.capabilities, watch);
+      }
+    }
+    return next.handle();
+  }
+
+  private kindOf(req: ApiRequest) {
+    try {
+      return this.resolver.resolve(req.requestInfo).target.type;
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { Response } from 'express';
+import type { Status } from '../types';
+import { contentEncode } from './compression';
+import { negotiateErrorSerializer, RenderCapabilities, ResponseFormat } from './negotiation';
+import { MEDIA_TYPES, serialize } from './serializers';
+import { RenderTarget, transformBody } from './transform';
+
+/** What negotiation decided for a request, kept on it for the handler and the error filter. */
+export interface Negotiation {
+  /** What the request's kind can be rendered as (errors are negotiated against it too). */
+  capabilities: RenderCapabilities;
+  /** Unset when negotiation failed (the 406 is being rendered). */
+  format?: ResponseFormat;
+  /** Bodies above the threshold are gzip-compressed (Accept-Encoding and feature gate). */
+  gzip: boolean;
+}
+
+export interface RenderedBody {
+  contentType: string;
+  body: Buffer;
+}
+
+/** A handler's result in the negotiated format: transformed, then serialized. */
+export function renderResponse(format: ResponseFormat, body: unknown, target: RenderTarget, pretty: boolean): RenderedBody {
+  const value = transformBody(format.transform, body, target);
+  return {
+    contentType: format.mediaType,
+    body: serialize(format.serializer, value, { pretty: pretty || format.pretty, type: target.type }),
+  };
+}
+
+/** An error Status in the format the Accept header allows for it, JSON otherwise. */
+export function renderStatus(status: Status, accept: string | undefined, capabilities: RenderCapabilities, pretty: boolean): RenderedBody {
+  const serializer = negotiateErrorSerializer(accept, capabilities);
+  return { contentType: MEDIA_TYPES[serializer], body: serialize(serializer, status, { pretty }) };
+}
+
+/** Sends a rendered body with its status code, compressing it when negotiated. */
+export function sendRendered(res: Response, code: number, rendered: RenderedBody, gzip: boolean): void {
+  const encoded = contentEncode(rendered.body, gzip);
+  res.status(code).setHeader('Content-Type', rendered.contentType);
+  for (const [name, value] of Object.entries(encoded.headers)) res.setHeader(name, value);
+  res.end(encoded.body);
+}

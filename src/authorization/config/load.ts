@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { compileMatchCondition, matchConditionEnvironment } from '../webhook/match-conditions';
+import { ConfigDecodeError, decodeAuthorizationConfiguration } from './decode';
+import { aggregateMessage, fieldErrorText } from './field-error-text';
+import { AuthorizationConfiguration } from './types';
+import { validateAuthorizationConfiguration, validateServerRequirements } from './validation';
+
+/** An authorization configuration that cannot be read, decoded or validated; the message is kube's. */
+export class AuthorizationConfigError extends Error {}
+
+export interface LoadOptions {
+  /** AuthorizeWithSelectors: match conditions may read selectors. */
+  withSelectors: boolean;
+  /** On reload: the non-webhook types in force since start, which must all remain. */
+  requiredNonWebhookTypes?: ReadonlySet<string>;
+}
+
+/** Go's os.ReadFile error text (`open /x: no such file or directory`). */
+export function readAuthorizationConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const reasons: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory' };
+    throw new AuthorizationConfigError(`open ${path}: ${reasons[code] ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * kube's LoadAndValidateData: decode (strict), validate (match conditions compiled with the
+ * CEL environment of `request`), then kube-apiserver's own naming and required-type checks.
+ */
+export async function loadAuthorizationConfiguration(data: string, options: LoadOptions): Promise<AuthorizationConfiguration> {
+  let config: AuthorizationConfiguration;
+  try {
+    config = decodeAuthorizationConfiguration(data);
+  } catch (err) {
+    if (err instanceof ConfigDecodeError) throw new AuthorizationConfigError(`failed to load AuthorizationConfiguration from file: ${err.message}`);
+    throw err;
+  }
+  const env = await matchConditionEnvironment(options.withSelectors);
+  const fieldErrs = validateAuthorizationConfiguration(config, (expression) => compileMatchCondition(env, expression));
+  if (fieldErrs.length) throw new AuthorizationConfigError(aggregateMessage(fieldErrs.map(fieldErrorText)));
+  const serverErrs = validateServerRequirements(config, options.requiredNonWebhookTypes ?? new Set());
+  if (serverErrs.length) throw new AuthorizationConfigError(aggregateMessage(serverErrs));
+  return config;
+}

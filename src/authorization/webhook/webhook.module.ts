@@ -1,0 +1,22 @@
+import { Inject, Module } from '@nestjs/common';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { AuthorizerFactories } from '../authorizer-factories';
+import { WebhookConfiguration } from '../config/types';
+import { createWebhookAuthorizer } from './webhook-factory';
+
+/**
+ * The Webhook authorizer type. Its entries carry a validated `webhook` block: from
+ * `--authorization-config`, or built from the `--authorization-webhook-*` flags.
+ */
+@Module({})
+export class WebhookAuthorizationModule {
+  constructor(factories: AuthorizerFactories, @Inject(SERVER_OPTIONS) options: ServerOptions) {
+    factories.register('Webhook', (entry) => {
+      const webhook = entry.config?.webhook as WebhookConfiguration | undefined;
+      if (!webhook) throw new Error(`authorizer ${JSON.stringify(entry.name)} of type Webhook has no webhook configuration`);
+      return createWebhookAuthorizer(entry.name, webhook, {
+        withSelectors: options.featureGates.enabled('AuthorizeWithSelectors'),
+      });
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { ResourceStrategy } from '../../api/resource-type';
+import { objectMetaSchema } from '../../api/schema/meta';
+import { boolean, kindSchema, map, string } from '../../api/schema/schema';
+import { KubeObject } from '../../api/types';
+import { byteLength, nameIsDNSSubdomain } from '../../api/validation/names';
+import { record, str } from '../../api/validation/shape';
+import { coreType } from './core-type';
+import { isConfigMapKey, validateFrozenPayload } from './core-validation';
+import { assertBase64Values, MAX_SECRET_SIZE } from './secret';
+
+/** The core ConfigMap kind (v1). */
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+export const configMapSchema = kindSchema(objectMetaSchema, {
+  data: map(string()),
+  binaryData: map(string('byte')),
+  immutable: boolean(),
+});
+
+/** kube's ValidateConfigMap: valid keys, no key in both maps, at most 1 MiB in all. */
+export function validateConfigMap(cm: ConfigMap): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = record(cm.data);
+  const binary = record(cm.binaryData);
+  let total = 0;
+  for (const [key, value] of Object.entries(data)) {
+    const path = FieldPath.root('data').key(key);
+    errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(path, key, msg)));
+    if (key in binary) errs.push(fieldErrors.invalid(path, key, 'duplicate of key present in binaryData'));
+    total += byteLength(str(value));
+  }
+  for (const [key, value] of Object.entries(binary)) {
+    errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(FieldPath.root('binaryData').key(key), key, msg)));
+    total += Buffer.from(str(value), 'base64').length;
+  }
+  if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong(FieldPath.root(''), '', MAX_SECRET_SIZE));
+  return errs;
+}
+
+export function validateConfigMapUpdate(cm: ConfigMap, old: ConfigMap): FieldError[] {
+  return [...validateFrozenPayload(cm, old, ['data', 'binaryData']), ...validateConfigMap(cm)];
+}
+
+export const configMapStrategy: ResourceStrategy<ConfigMap> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate: (cm) => assertBase64Values('ConfigMap', cm.binaryData),
+  prepareForUpdate: (cm) => assertBase64Values('ConfigMap', cm.binaryData),
+  validate: (cm) => validateConfigMap(cm),
+  validateUpdate: (cm, old) => validateConfigMapUpdate(cm, old),
+};
+
+export const configMapType = coreType<ConfigMap>({
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  shortNames: ['cm'],
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  schema: configMapSchema,
+  strategy: configMapStrategy,
+});

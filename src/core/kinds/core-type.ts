@@ -1,0 +1,35 @@
+import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/resource-type';
+import { StructSchema } from '../../api/schema/schema';
+import { KubeObject } from '../../api/types';
+
+export interface CoreKindDefinition<T extends KubeObject> {
+  kind: string;
+  plural: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  nameValidator: NameValidator;
+  schema: StructSchema;
+  strategy: ResourceStrategy<T>;
+  selectableFields?: SelectableField<T>[];
+}
+
+/** A core group (`/api/v1`) kind as kube serves it: all eight storage verbs, lower-case singular. */
+export function coreType<T extends KubeObject>(def: CoreKindDefinition<T>): ResourceType<T> {
+  return {
+    group: '',
+    version: 'v1',
+    kind: def.kind,
+    listKind: `${def.kind}List`,
+    plural: def.plural,
+    singular: def.kind.toLowerCase(),
+    shortNames: def.shortNames ?? [],
+    ...(def.categories ? { categories: def.categories } : {}),
+    namespaced: def.namespaced,
+    verbs: [...ALL_STORAGE_VERBS],
+    nameValidator: def.nameValidator,
+    schema: def.schema,
+    strategy: def.strategy,
+    ...(def.selectableFields ? { selectableFields: def.selectableFields } : {}),
+  };
+}

@@ -1,0 +1,116 @@
+import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { jsonEqual } from '../../api/resources/system-metadata';
+import { ResourceStrategy } from '../../api/resource-type';
+import { objectMetaSchema } from '../../api/schema/meta';
+import { atomicList, kindSchema, map, string, struct } from '../../api/schema/schema';
+import { isPlainObject, KubeObject } from '../../api/types';
+import { nameIsDNSSubdomain } from '../../api/validation/names';
+import { record, str } from '../../api/validation/shape';
+import { conditionList, resourceList } from './common-schemas';
+import { coreType } from './core-type';
+import { assertQuantities } from './core-validation';
+import { storageRequest, validateAccessModes, validatePositiveQuantity, validateStorageClassName, validateVolumeMode } from './storage-validation';
+import { persistentVolumeClaimSpecSchema } from './volume-schemas';
+
+/** The core PersistentVolumeClaim kind (v1). */
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+export const persistentVolumeClaimSchema = kindSchema(objectMetaSchema, {
+  spec: persistentVolumeClaimSpecSchema,
+  status: struct({
+    phase: string(),
+    accessModes: atomicList(string()),
+    capacity: resourceList(),
+    conditions: conditionList(),
+    allocatedResources: resourceList(),
+    allocatedResourceStatuses: map(string()),
+    currentVolumeAttributesClassName: string(),
+    modifyVolumeStatus: struct({ targetVolumeAttributesClassName: string(), status: string() }, { required: ['status'] }),
+  }),
+});
+
+/** kube's ValidatePersistentVolumeClaimSpec, the parts that matter here. */
+export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): FieldError[] {
+  const spec = record(pvc.spec);
+  const path = FieldPath.root('spec');
+  const errs = validateAccessModes(
+    spec.accessModes,
+    path.child('accessModes'),
+    fieldErrors.required(path.child('accessModes'), 'at least 1 access mode is required'),
+  );
+  const storagePath = path.child('resources').key('storage');
+  const storage = storageRequest(spec.resources);
+  if (storage === undefined || storage === null) errs.push(fieldErrors.required(storagePath, ''));
+  else errs.push(...validatePositiveQuantity(storage, storagePath));
+  errs.push(...validateStorageClassName(spec.storageClassName, path.child('storageClassName')));
+  errs.push(...validateVolumeMode(spec.volumeMode, path.child('volumeMode')));
+  return errs;
+}
+
+/**
+ * A claim's spec is fixed once created, except that volumeName may be set once (binding),
+ * and the storage request and attributes class may change (expansion, modification).
+ */
+export function validatePersistentVolumeClaimUpdate(pvc: PersistentVolumeClaim, old: PersistentVolumeClaim): FieldError[] {
+  const errs = validatePersistentVolumeClaim(pvc);
+  const comparable = (spec: Record<string, unknown>, volumeNameFrom: Record<string, unknown>) => {
+    const copy = structuredClone(spec);
+    copy.volumeName = str(volumeNameFrom.volumeName) || undefined;
+    delete copy.volumeAttributesClassName;
+    if (isPlainObject(copy.resources)) delete copy.resources.requests;
+    return copy;
+  };
+  const next = record(pvc.spec);
+  const prev = record(old.spec);
+  // volumeName may go from empty to a value once; after that it is fixed like the rest.
+  const before = comparable(prev, str(prev.volumeName) ? prev : next);
+  if (!jsonEqual(comparable(next, next), before)) {
+    errs.push(
+      fieldErrors.forbidden(FieldPath.root('spec'), 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'),
+    );
+  }
+  return errs;
+}
+
+function setDefaults(pvc: PersistentVolumeClaim): void {
+  if (isPlainObject(pvc.spec) && !pvc.spec.volumeMode) pvc.spec.volumeMode = 'Filesystem';
+}
+
+function assertClaimQuantities(pvc: PersistentVolumeClaim): void {
+  const resources = record(record(pvc.spec).resources);
+  assertQuantities('PersistentVolumeClaim', [resources.requests, resources.limits]);
+}
+
+export const persistentVolumeClaimStrategy: ResourceStrategy<PersistentVolumeClaim> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate(pvc) {
+    if (pvc.spec === undefined || pvc.spec === null) pvc.spec = {};
+    assertClaimQuantities(pvc);
+    setDefaults(pvc);
+    pvc.status = { phase: 'Pending' };
+  },
+  prepareForUpdate(pvc, old) {
+    if (pvc.spec === undefined || pvc.spec === null) pvc.spec = {};
+    assertClaimQuantities(pvc);
+    setDefaults(pvc);
+    if (old.status !== undefined) pvc.status = structuredClone(old.status);
+    else delete pvc.status;
+  },
+  validate: (pvc) => validatePersistentVolumeClaim(pvc),
+  validateUpdate: (pvc, old) => validatePersistentVolumeClaimUpdate(pvc, old),
+};
+
+export const persistentVolumeClaimType = coreType<PersistentVolumeClaim>({
+  kind: 'PersistentVolumeClaim',
+  plural: 'persistentvolumeclaims',
+  shortNames: ['pvc'],
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  schema: persistentVolumeClaimSchema,
+  strategy: persistentVolumeClaimStrategy,
+});

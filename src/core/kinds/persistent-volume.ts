@@ -1,0 +1,109 @@
+import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { jsonEqual, nowTimestamp } from '../../api/resources/system-metadata';
+import { ResourceStrategy } from '../../api/resource-type';
+import { objectMetaSchema } from '../../api/schema/meta';
+import { atomicList, dateTime, kindSchema, string, struct } from '../../api/schema/schema';
+import { isPlainObject, KubeObject } from '../../api/types';
+import { nameIsDNSSubdomain } from '../../api/validation/names';
+import { record } from '../../api/validation/shape';
+import { objectReferenceFields, resourceList } from './common-schemas';
+import { coreType } from './core-type';
+import { assertQuantities, validateOneOf } from './core-validation';
+import { validateAccessModes, validatePositiveQuantity, validateStorageClassName, validateVolumeMode } from './storage-validation';
+import { persistentVolumeSourceFields, volumeNodeAffinitySchema } from './volume-schemas';
+
+/** The core PersistentVolume kind (v1, cluster-scoped). */
+
+export interface PersistentVolume extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+const VOLUME_SOURCES = Object.keys(persistentVolumeSourceFields);
+/** Sorted, as kube's set lists them. */
+const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
+
+export const persistentVolumeSchema = kindSchema(objectMetaSchema, {
+  spec: struct({
+    capacity: resourceList(),
+    ...persistentVolumeSourceFields,
+    accessModes: atomicList(string()),
+    // claimRef is `+structType=granular`, unlike other object references.
+    claimRef: struct(objectReferenceFields),
+    persistentVolumeReclaimPolicy: string(),
+    storageClassName: string(),
+    mountOptions: atomicList(string()),
+    volumeMode: string(),
+    nodeAffinity: volumeNodeAffinitySchema,
+    volumeAttributesClassName: string(),
+  }),
+  status: struct({ phase: string(), message: string(), reason: string(), lastPhaseTransitionTime: dateTime() }),
+});
+
+function sourceOf(spec: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(VOLUME_SOURCES.filter((s) => spec[s] !== undefined && spec[s] !== null).map((s) => [s, spec[s]]));
+}
+
+/** kube's ValidatePersistentVolumeSpec, the parts that matter here. */
+export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
+  const spec = record(pv.spec);
+  const path = FieldPath.root('spec');
+  const errs = validateAccessModes(spec.accessModes, path.child('accessModes'), fieldErrors.required(path.child('accessModes'), ''));
+  const capacity = record(spec.capacity);
+  if (!Object.keys(capacity).length) errs.push(fieldErrors.required(path.child('capacity'), ''));
+  if (!('storage' in capacity) || Object.keys(capacity).length > 1) errs.push(fieldErrors.notSupported(path.child('capacity'), capacity, ['storage']));
+  for (const [name, value] of Object.entries(capacity)) errs.push(...validatePositiveQuantity(value, path.child('capacity').key(name)));
+  errs.push(...validateStorageClassName(spec.storageClassName, path.child('storageClassName')));
+  errs.push(...validateOneOf(spec.persistentVolumeReclaimPolicy, RECLAIM_POLICIES, path.child('persistentVolumeReclaimPolicy')));
+  errs.push(...validateVolumeMode(spec.volumeMode, path.child('volumeMode')));
+  const sources = VOLUME_SOURCES.filter((s) => isPlainObject(spec[s]));
+  if (!sources.length) errs.push(fieldErrors.required(path, 'must specify a volume type'));
+  for (const extra of sources.slice(1)) errs.push(fieldErrors.forbidden(path.child(extra), 'may not specify more than 1 volume type'));
+  return errs;
+}
+
+/** The volume source cannot change once created (it is what the secrets a node may read hang off). */
+export function validatePersistentVolumeUpdate(pv: PersistentVolume, old: PersistentVolume): FieldError[] {
+  const errs = validatePersistentVolume(pv);
+  if (!jsonEqual(sourceOf(record(pv.spec)), sourceOf(record(old.spec)))) {
+    errs.push(fieldErrors.forbidden(FieldPath.root('spec').child('persistentvolumesource'), 'spec.persistentvolumesource is immutable after creation'));
+  }
+  return errs;
+}
+
+/** SetDefaults_PersistentVolume. */
+function setDefaults(pv: PersistentVolume): void {
+  if (!isPlainObject(pv.spec)) return;
+  if (!pv.spec.persistentVolumeReclaimPolicy) pv.spec.persistentVolumeReclaimPolicy = 'Retain';
+  if (!pv.spec.volumeMode) pv.spec.volumeMode = 'Filesystem';
+}
+
+export const persistentVolumeStrategy: ResourceStrategy<PersistentVolume> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate(pv) {
+    if (pv.spec === undefined || pv.spec === null) pv.spec = {};
+    assertQuantities('PersistentVolume', [record(pv.spec).capacity]);
+    setDefaults(pv);
+    pv.status = { phase: 'Pending', lastPhaseTransitionTime: nowTimestamp() };
+  },
+  prepareForUpdate(pv, old) {
+    if (pv.spec === undefined || pv.spec === null) pv.spec = {};
+    assertQuantities('PersistentVolume', [record(pv.spec).capacity]);
+    setDefaults(pv);
+    if (old.status !== undefined) pv.status = structuredClone(old.status);
+    else delete pv.status;
+  },
+  validate: (pv) => validatePersistentVolume(pv),
+  validateUpdate: (pv, old) => validatePersistentVolumeUpdate(pv, old),
+};
+
+export const persistentVolumeType = coreType<PersistentVolume>({
+  kind: 'PersistentVolume',
+  plural: 'persistentvolumes',
+  shortNames: ['pv'],
+  namespaced: false,
+  nameValidator: nameIsDNSSubdomain,
+  schema: persistentVolumeSchema,
+  strategy: persistentVolumeStrategy,
+});

@@ -1,0 +1,153 @@
+import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { ResourceStrategy } from '../../api/resource-type';
+import { objectMetaSchema } from '../../api/schema/meta';
+import { boolean, kindSchema, map, string } from '../../api/schema/schema';
+import { isPlainObject, KubeObject } from '../../api/types';
+import { nameIsDNSSubdomain } from '../../api/validation/names';
+import { validateImmutableField } from '../../api/validation/object-meta';
+import { record, str } from '../../api/validation/shape';
+import { base64ErrorOffset } from './base64';
+import { coreType } from './core-type';
+import { decodeError, isConfigMapKey, validateFrozenPayload } from './core-validation';
+
+/**
+ * The core Secret kind (v1). Built-in secret types carry this project's domain in place of
+ * kube's (`platform.io/tls` for `kubernetes.io/tls`, and so on).
+ */
+
+export interface Secret extends KubeObject {
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  type?: string;
+  immutable?: boolean;
+}
+
+/** kube's MaxSecretSize, also the ConfigMap limit. */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+
+export const SECRET_TYPE_OPAQUE = 'Opaque';
+export const SECRET_TYPE_SERVICE_ACCOUNT_TOKEN = 'platform.io/service-account-token';
+export const SECRET_TYPE_DOCKERCFG = 'platform.io/dockercfg';
+export const SECRET_TYPE_DOCKER_CONFIG_JSON = 'platform.io/dockerconfigjson';
+export const SECRET_TYPE_BASIC_AUTH = 'platform.io/basic-auth';
+export const SECRET_TYPE_SSH_AUTH = 'platform.io/ssh-auth';
+export const SECRET_TYPE_TLS = 'platform.io/tls';
+export const SERVICE_ACCOUNT_NAME_ANNOTATION = 'platform.io/service-account.name';
+
+export const secretSchema = kindSchema(objectMetaSchema, {
+  data: map(string('byte')),
+  stringData: map(string()),
+  type: string(),
+  immutable: boolean(),
+});
+
+/** Secret data values are base64 (Go []byte); text that does not decode is a 400 as in kube. */
+export function assertBase64Values(kind: string, values: unknown): void {
+  if (!isPlainObject(values)) return;
+  for (const value of Object.values(values)) {
+    if (typeof value !== 'string') continue;
+    const offset = base64ErrorOffset(value);
+    if (offset >= 0) throw decodeError(kind, `illegal base64 data at input byte ${offset}`);
+  }
+}
+
+/** kube's v1 conversion folds stringData into data (stringData wins) and never stores stringData. */
+function foldStringData(secret: Secret): void {
+  if (isPlainObject(secret.stringData)) {
+    const data = isPlainObject(secret.data) ? secret.data : {};
+    for (const [key, value] of Object.entries(secret.stringData)) {
+      if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+    }
+    secret.data = data;
+  }
+  delete secret.stringData;
+}
+
+function decodedLength(value: string): number {
+  return Buffer.from(value, 'base64').length;
+}
+
+const dataPath = FieldPath.root('data');
+
+function requireKey(data: Record<string, string>, key: string): FieldError[] {
+  return key in data ? [] : [fieldErrors.required(dataPath.key(key), '')];
+}
+
+function jsonContentError(data: Record<string, string>, key: string): FieldError[] {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(data[key], 'base64').toString('utf8'));
+    if (isPlainObject(parsed)) return [];
+    return [fieldErrors.invalid(dataPath.key(key), '<secret contents redacted>', 'json: cannot unmarshal into Go value of type map[string]interface {}')];
+  } catch (err) {
+    return [fieldErrors.invalid(dataPath.key(key), '<secret contents redacted>', (err as Error).message)];
+  }
+}
+
+/** What each built-in type requires of data and annotations (kube's ValidateSecret switch). */
+function validateSecretType(secret: Secret, data: Record<string, string>): FieldError[] {
+  switch (str(secret.type)) {
+    case SECRET_TYPE_SERVICE_ACCOUNT_TOKEN:
+      return secret.metadata.annotations?.[SERVICE_ACCOUNT_NAME_ANNOTATION]
+        ? []
+        : [fieldErrors.required(FieldPath.root('metadata').child('annotations').key(SERVICE_ACCOUNT_NAME_ANNOTATION), '')];
+    case SECRET_TYPE_DOCKERCFG:
+      return requireKey(data, '.dockercfg').length ? requireKey(data, '.dockercfg') : jsonContentError(data, '.dockercfg');
+    case SECRET_TYPE_DOCKER_CONFIG_JSON:
+      return requireKey(data, '.dockerconfigjson').length ? requireKey(data, '.dockerconfigjson') : jsonContentError(data, '.dockerconfigjson');
+    case SECRET_TYPE_BASIC_AUTH:
+      // Either may be empty, but one of the two keys must be there.
+      return 'username' in data || 'password' in data ? [] : [...requireKey(data, 'username'), ...requireKey(data, 'password')];
+    case SECRET_TYPE_SSH_AUTH:
+      return data['ssh-privatekey'] ? [] : [fieldErrors.required(dataPath.key('ssh-privatekey'), '')];
+    case SECRET_TYPE_TLS:
+      return [...requireKey(data, 'tls.crt'), ...requireKey(data, 'tls.key')];
+    default:
+      return [];
+  }
+}
+
+export function validateSecret(secret: Secret): FieldError[] {
+  const data = Object.fromEntries(Object.entries(record(secret.data)).map(([k, v]) => [k, str(v)]));
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [key, value] of Object.entries(data)) {
+    errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(dataPath.key(key), key, msg)));
+    total += decodedLength(value);
+  }
+  if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong(dataPath, '', MAX_SECRET_SIZE));
+  errs.push(...validateSecretType(secret, data));
+  return errs;
+}
+
+export function validateSecretUpdate(secret: Secret, old: Secret): FieldError[] {
+  return [
+    ...validateImmutableField(str(secret.type), str(old.type), FieldPath.root('type')),
+    ...validateFrozenPayload(secret, old, ['data']),
+    ...validateSecret(secret),
+  ];
+}
+
+function prepare(secret: Secret): void {
+  assertBase64Values('Secret', secret.data);
+  foldStringData(secret);
+  if (!secret.type) secret.type = SECRET_TYPE_OPAQUE;
+}
+
+export const secretStrategy: ResourceStrategy<Secret> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: (secret) => validateSecret(secret),
+  validateUpdate: (secret, old) => validateSecretUpdate(secret, old),
+};
+
+export const secretType = coreType<Secret>({
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  schema: secretSchema,
+  strategy: secretStrategy,
+  selectableFields: [{ name: 'type', value: (secret: Secret) => str(secret.type) }],
+});

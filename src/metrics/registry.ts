@@ -1,0 +1,16 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+/**
+ * The process-wide metrics registry (kube's legacyregistry): every metric of the server is
+ * registered here once, when its module loads, and `GET /metrics` renders it.
+ */
+export const metricsRegistry = new Registry();
+
+let processMetricsEnabled = false;
+
+/** Adds the default process metrics (CPU, memory, event loop, handles) once per process. */
+export function enableProcessMetrics(): void {
+  if (processMetricsEnabled) return;
+  processMetricsEnabled = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}

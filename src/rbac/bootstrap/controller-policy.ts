@@ -1,0 +1,41 @@
+import { ALL_AUTHENTICATED, UserInfo } from '../../authentication/user-info';
+import { ClusterRole, RBAC_GROUP } from '../types';
+import { resourceRule } from './policy-rule-builder';
+
+/**
+ * The roles of this server's own controllers, as kube's controller policy
+ * (bootstrappolicy/controller_policy.go) gives each controller `system:controller:<name>`.
+ * kube's controllers authenticate as service accounts in kube-system; ours run inside the
+ * server, so each is bound to the user of the same name. kube also lets every controller
+ * write events; this server has no events, so that rule is left out.
+ */
+export const CONTROLLER_ROLE_PREFIX = 'system:controller:';
+
+/** The identity a controller of this server writes with. */
+export function controllerUser(controller: string): UserInfo {
+  return { username: `${CONTROLLER_ROLE_PREFIX}${controller}`, groups: [ALL_AUTHENTICATED] };
+}
+
+/** kube's controller names: each is the controller's identity, field manager and role suffix. */
+export const AGGREGATION_CONTROLLER_NAME = 'clusterrole-aggregation-controller';
+export const NAMESPACE_CONTROLLER_NAME = 'namespace-controller';
+
+export function controllerRoles(): ClusterRole[] {
+  return [
+    {
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}${AGGREGATION_CONTROLLER_NAME}` },
+      rules: [
+        // It must be able to write any rules into an aggregating role, hence escalate.
+        resourceRule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], [RBAC_GROUP], ['clusterroles']),
+      ],
+    },
+    {
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}${NAMESPACE_CONTROLLER_NAME}` },
+      rules: [
+        resourceRule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
+        resourceRule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
+        resourceRule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      ],
+    },
+  ];
+}

@@ -1,0 +1,132 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { errors } from '../../api/errors';
+import { AdmissionPlugin, AdmissionRequest } from '../../api/resources/admission';
+import { KubeObject } from '../../api/types';
+import { UserInfo } from '../../authentication/user-info';
+import { AuthorizerChain } from '../../authorization/authorizer-chain';
+import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
+import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
+import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../types';
+import { EscalationAuthorizer, escalationAllowed, RoleResource } from './escalation-authorization';
+import { isOnlyMutatingGcFields } from './gc-fields';
+import { confirmNoEscalation, FULL_AUTHORITY } from './no-escalation';
+
+/** How long a check waits for the policy index to reach the store's current revision. */
+const INDEX_SYNC_TIMEOUT_MS = 3000;
+
+const ROLE_RESOURCES: ReadonlySet<string> = new Set<RoleResource>(['roles', 'clusterroles']);
+const BINDING_RESOURCES: ReadonlySet<string> = new Set(['rolebindings', 'clusterrolebindings']);
+
+function hasAggregationRule(role: KubeObject | undefined): boolean {
+  const selectors = (role as ClusterRole | undefined)?.aggregationRule?.clusterRoleSelectors;
+  return Array.isArray(selectors) && selectors.length > 0;
+}
+
+/**
+ * RBAC's escalation prevention (kube's rbac `policybased` storages), enforced for every
+ * write of a Role, ClusterRole, RoleBinding or ClusterRoleBinding whatever the
+ * authorization mode: it runs inside the generic storage's create and update, so POST,
+ * PUT, every patch type, server-side apply and dry runs all pass through it once.
+ *
+ * - A role may be written by a caller who holds `escalate` on its resource, or who already
+ *   holds every permission it grants at its scope (its namespace; the cluster for a
+ *   ClusterRole). Setting or changing an aggregationRule needs every permission.
+ * - A binding may be written by a caller who holds `bind` on the role it references, or
+ *   every permission of that role at the binding's scope.
+ * - system:masters may do both; an update that only touches owner references or
+ *   finalizers grants nothing and is not checked.
+ */
+@Injectable()
+export class RbacEscalationAdmission implements AdmissionPlugin {
+  readonly name = 'RBACEscalationPrevention';
+  private readonly log = new Logger('RbacEscalation');
+  private readonly authorizer: EscalationAuthorizer;
+
+  constructor(
+    private readonly index: RbacIndex,
+    chain: AuthorizerChain,
+    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+  ) {
+    this.authorizer = new EscalationAuthorizer(() => chain.authorizers, new RbacAuthorizer('rbac', index));
+  }
+
+  async admit(request: AdmissionRequest): Promise<void> {
+    const { target, operation, object, old } = request;
+    if (operation === 'DELETE' || target.type.group !== RBAC_GROUP) return;
+    const resource = target.type.plural;
+    const isRole = ROLE_RESOURCES.has(resource);
+    if (!isRole && !BINDING_RESOURCES.has(resource)) return;
+    const user = request.options.user;
+    if (escalationAllowed(user)) return;
+    if (operation === 'UPDATE' && old && isOnlyMutatingGcFields(object, old)) return;
+    await this.syncPolicy();
+    // A Role and a RoleBinding act in their namespace, the cluster-scoped kinds cluster-wide.
+    const namespace = target.type.namespaced ? target.namespace : '';
+    if (isRole) {
+      const pathName = operation === 'CREATE' ? (request.pathName ?? target.name) : target.name;
+      await this.admitRole(request, user, resource as RoleResource, namespace, pathName);
+    } else {
+      await this.admitBinding(request, user, namespace);
+    }
+  }
+
+  private async admitRole(request: AdmissionRequest, user: UserInfo, resource: RoleResource, namespace: string, pathName: string): Promise<void> {
+    if (await this.authorizer.mayEscalate(user, resource, namespace, pathName)) return;
+    const { target, object, old } = request;
+    this.refuseEscalation(request, user, namespace, (object as ClusterRole).rules ?? []);
+    // An aggregationRule can gather any rules, and stop them from being tightened.
+    if (resource === 'clusterroles' && (hasAggregationRule(object) || hasAggregationRule(old))) {
+      if (confirmNoEscalation(user, this.index.rulesFor(user, ''), FULL_AUTHORITY) !== null) {
+        throw errors.forbiddenResource(target.groupResource, target.name, 'must have cluster-admin privileges to use the aggregationRule');
+      }
+    }
+  }
+
+  private async admitBinding(request: AdmissionRequest, user: UserInfo, namespace: string): Promise<void> {
+    const roleRef = (request.object as RoleBinding).roleRef;
+    if (await this.authorizer.mayBind(user, roleRef, namespace)) return;
+    this.refuseEscalation(request, user, namespace, this.rulesOfRoleRef(roleRef, namespace));
+  }
+
+  /** 403 listing what the caller lacks, unless their rules at `namespace` cover `granted`. */
+  private refuseEscalation(request: AdmissionRequest, user: UserInfo, namespace: string, granted: readonly PolicyRule[]): void {
+    const why = confirmNoEscalation(user, this.index.rulesFor(user, namespace), granted);
+    if (why !== null) throw errors.forbiddenResource(request.target.groupResource, request.target.name, why);
+  }
+
+  /**
+   * The rules a binding would grant. A role that does not exist is 404, as kube's role
+   * lookup answers (a caller allowed to bind it may still create the binding first).
+   */
+  private rulesOfRoleRef(roleRef: RoleBinding['roleRef'], namespace: string): readonly PolicyRule[] {
+    switch (roleRef.kind) {
+      case 'Role': {
+        const role = this.index.role(namespace, roleRef.name);
+        if (!role) throw errors.notFound({ group: RBAC_GROUP, resource: 'roles' }, roleRef.name);
+        return role.rules ?? [];
+      }
+      case 'ClusterRole': {
+        const role = this.index.clusterRole(roleRef.name);
+        if (!role) throw errors.notFound({ group: RBAC_GROUP, resource: 'clusterroles' }, roleRef.name);
+        return role.rules ?? [];
+      }
+      default:
+        // Validation refuses other kinds before admission runs.
+        throw errors.badRequest(`unsupported role reference kind: "${roleRef.kind}"`);
+    }
+  }
+
+  /**
+   * kube reads roles and bindings from storage for these checks; the index follows the
+   * store a moment behind, so wait until it has every change committed so far: a grant
+   * or revocation made just before this write is taken into account.
+   */
+  private async syncPolicy(): Promise<void> {
+    await this.index.ready();
+    const revision = await this.store.currentRevision();
+    if (!(await this.index.waitForRevision(revision, INDEX_SYNC_TIMEOUT_MS))) {
+      this.log.warn(`the RBAC policy index is behind revision ${revision}; checking escalation against ${this.index.syncedRevision()}`);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { FieldError } from '../api/field-errors';
+import { ResourceStrategy, ResourceType, StrategyContext } from '../api/resource-type';
+import { StructSchema } from '../api/schema/schema';
+import { KubeObject } from '../api/types';
+import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from './access-review-validation';
+import {
+  localSubjectAccessReviewSchema,
+  selfSubjectAccessReviewSchema,
+  selfSubjectReviewSchema,
+  selfSubjectRulesReviewSchema,
+  subjectAccessReviewSchema,
+} from './review-schemas';
+import { AccessReview, AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, REVIEW_VERSION } from './review-types';
+
+/**
+ * The five review kinds as discovery and the generic handlers see them: create only (their
+ * storages implement nothing else), no Table (kube prints none for them), protobuf with
+ * kube's messages. Review names are never validated: reviews are not stored.
+ */
+
+const noNameRules = (): string[] => [];
+
+/** Reviews are only created; the update hooks exist because every strategy has them. */
+function reviewStrategy(validate: (review: KubeObject) => FieldError[], prepareForCreate?: ResourceStrategy['prepareForCreate']): ResourceStrategy {
+  return {
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    prepareForCreate,
+    validate,
+    validateUpdate: () => [],
+  };
+}
+
+function reviewType(group: string, kind: string, plural: string, namespaced: boolean, schema: StructSchema, strategy: ResourceStrategy): ResourceType {
+  const protoPackage = `platform.io.api.${group.split('.')[0]}.${REVIEW_VERSION}`;
+  return {
+    group,
+    version: REVIEW_VERSION,
+    kind,
+    // Never served: a review cannot be listed (the definition needs a name all the same).
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    verbs: ['create'],
+    nameValidator: noNameRules,
+    schema,
+    strategy,
+    table: 'none',
+    protobuf: { message: `${protoPackage}.${kind}` },
+  };
+}
+
+/**
+ * A LocalSubjectAccessReview asks about its own namespace: an empty
+ * spec.resourceAttributes.namespace takes the request's, as the service's contract says.
+ */
+function defaultReviewNamespace(obj: KubeObject, ctx: StrategyContext): void {
+  const attrs = (obj as AccessReview).spec?.resourceAttributes;
+  if (attrs && !attrs.namespace) attrs.namespace = ctx.namespace;
+}
+
+export const subjectAccessReviewType = reviewType(
+  AUTHORIZATION_GROUP,
+  'SubjectAccessReview',
+  'subjectaccessreviews',
+  false,
+  subjectAccessReviewSchema,
+  reviewStrategy((obj) => validateSubjectAccessReview(obj as AccessReview)),
+);
+
+export const localSubjectAccessReviewType = reviewType(
+  AUTHORIZATION_GROUP,
+  'LocalSubjectAccessReview',
+  'localsubjectaccessreviews',
+  true,
+  localSubjectAccessReviewSchema,
+  reviewStrategy((obj) => validateLocalSubjectAccessReview(obj as AccessReview), defaultReviewNamespace),
+);
+
+export const selfSubjectAccessReviewType = reviewType(
+  AUTHORIZATION_GROUP,
+  'SelfSubjectAccessReview',
+  'selfsubjectaccessreviews',
+  false,
+  selfSubjectAccessReviewSchema,
+  reviewStrategy((obj) => validateSelfSubjectAccessReview(obj as AccessReview)),
+);
+
+/** kube validates nothing of a rules review but its namespace (its storage's 400). */
+export const selfSubjectRulesReviewType = reviewType(
+  AUTHORIZATION_GROUP,
+  'SelfSubjectRulesReview',
+  'selfsubjectrulesreviews',
+  false,
+  selfSubjectRulesReviewSchema,
+  reviewStrategy(() => []),
+);
+
+export const selfSubjectReviewType = reviewType(
+  AUTHENTICATION_GROUP,
+  'SelfSubjectReview',
+  'selfsubjectreviews',
+  false,
+  selfSubjectReviewSchema,
+  reviewStrategy(() => []),
+);

@@ -1,0 +1,92 @@
+import { FieldManager } from '../api/apply/field-manager';
+import { managerOrUserAgent } from '../api/apply/manager-name';
+import { errors, StatusError } from '../api/errors';
+import { FieldError, fieldErrorBody } from '../api/field-errors';
+import { apiVersionOf, ResourceType } from '../api/resource-type';
+import { Target, WriteOptions } from '../api/resources/storage';
+import { KubeObject, ObjectMeta } from '../api/types';
+import { goQuote } from '../api/validation/go-text';
+import { GoSyntax } from './go-syntax';
+import { ReviewObject } from './review-types';
+
+/**
+ * What kube's create handler does to a review's body before the review's storage sees it:
+ * the body's apiVersion and kind must be the kind's, the namespace is the request's (a
+ * namespaced review defaults to it, a cluster-scoped one drops it), and the write is
+ * recorded in managedFields under the request's field manager. Nothing else of the
+ * generic create runs: reviews get no name, uid or timestamp and are never stored.
+ */
+export class ReviewRequest {
+  private readonly fields: FieldManager;
+
+  /**
+   * `zero`: the kind's empty object as kube's encoder writes it (a non-pointer struct such
+   * as spec is `{}`), which the request's fields are compared with to record them.
+   */
+  constructor(
+    private readonly type: ResourceType,
+    private readonly zero: Record<string, unknown> = {},
+  ) {
+    this.fields = new FieldManager({ apiVersion: apiVersionOf(type), schema: type.schema });
+  }
+
+  /** The review as the storage answers it: checked TypeMeta, namespace, managedFields. */
+  decode<Spec>(target: Target, body: Record<string, unknown>, opts: WriteOptions): ReviewObject<Spec> & { metadata: ObjectMeta } {
+    this.checkTypeMeta(body);
+    const review = structuredClone(body) as unknown as ReviewObject<Spec> & { metadata: ObjectMeta };
+    review.metadata = (review.metadata ?? {}) as ObjectMeta;
+    this.placeInNamespace(review.metadata, target);
+    const live = { ...structuredClone(this.zero), metadata: {} } as KubeObject;
+    this.fields.update(live, review as KubeObject, managerOrUserAgent(opts.fieldManager, opts.userAgent));
+    return review;
+  }
+
+  /** A body only answers the kind it is posted to. */
+  checkTypeMeta(body: Record<string, unknown>): void {
+    const apiVersion = apiVersionOf(this.type);
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+      throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    }
+    if (body.kind !== undefined && body.kind !== this.type.kind) {
+      throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.type.kind})`);
+    }
+  }
+
+  /** kube's EnsureObjectNamespaceMatchesRequestNamespace. */
+  private placeInNamespace(meta: ObjectMeta, target: Target): void {
+    if (!this.type.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (!meta.namespace) meta.namespace = target.namespace;
+    else if (meta.namespace !== target.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  /** The review kind as JSON: its TypeMeta first, then the given fields. */
+  answer(fields: Record<string, unknown>): KubeObject {
+    return { kind: this.type.kind, apiVersion: apiVersionOf(this.type), ...fields } as KubeObject;
+  }
+}
+
+/** A field error's text with Go's rendering of the bad value (`%q` strings, `%#v` structs). */
+function reviewErrorBody(e: FieldError): string {
+  if (e.type !== 'FieldValueInvalid') return fieldErrorBody(e);
+  const value = e.badValue instanceof GoSyntax ? e.badValue.text : typeof e.badValue === 'string' ? goQuote(e.badValue) : undefined;
+  if (value === undefined) return fieldErrorBody(e);
+  return `Invalid value: ${value}${e.detail ? `: ${e.detail}` : ''}`;
+}
+
+/**
+ * The 422 of an invalid review. kube's review storages name the kind they decoded, which
+ * is empty after conversion, so the message reads `.authorization.platform.io "" is invalid`.
+ */
+export function reviewInvalid(group: string, errs: FieldError[]): StatusError {
+  const messages = errs.map((e) => `${e.field}: ${reviewErrorBody(e)}`);
+  const summary = messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`;
+  return new StatusError(422, 'Invalid', `.${group} "" is invalid: ${summary}`, {
+    group,
+    causes: errs.map((e) => ({ reason: e.type, message: reviewErrorBody(e), field: e.field })),
+  });
+}

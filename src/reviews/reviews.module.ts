@@ -1,0 +1,45 @@
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { ResourceRegistry } from '../api/registry';
+import { AuthorizerChain } from '../authorization/authorizer-chain';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { AccessReviewStorage, callerSubject, specSubject } from './access-review-storage';
+import {
+  localSubjectAccessReviewType,
+  selfSubjectAccessReviewType,
+  selfSubjectReviewType,
+  selfSubjectRulesReviewType,
+  subjectAccessReviewType,
+} from './review-kinds';
+import { RulesReviewStorage } from './rules-review-storage';
+import { SelfSubjectReviewStorage } from './self-subject-review-storage';
+
+/**
+ * The virtual review kinds: SubjectAccessReview, LocalSubjectAccessReview,
+ * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization.platform.io/v1) and
+ * SelfSubjectReview (authentication.platform.io/v1), each a create-only storage that asks
+ * the authorizer chain (or reads the caller) and stores nothing.
+ */
+@Module({})
+export class ReviewsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly chain: AuthorizerChain,
+    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+  ) {}
+
+  onModuleInit(): void {
+    const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
+    // In kube's order (its installer sorts resources by path), which discovery shows.
+    this.registry.register(
+      localSubjectAccessReviewType,
+      new AccessReviewStorage(localSubjectAccessReviewType, this.chain, specSubject, attributeOptions),
+    );
+    this.registry.register(
+      selfSubjectAccessReviewType,
+      new AccessReviewStorage(selfSubjectAccessReviewType, this.chain, callerSubject, attributeOptions),
+    );
+    this.registry.register(selfSubjectRulesReviewType, new RulesReviewStorage(selfSubjectRulesReviewType, this.chain));
+    this.registry.register(subjectAccessReviewType, new AccessReviewStorage(subjectAccessReviewType, this.chain, specSubject, attributeOptions));
+    this.registry.register(selfSubjectReviewType, new SelfSubjectReviewStorage(selfSubjectReviewType));
+  }
+}

@@ -1,0 +1,33 @@
+import { errors } from '../api/errors';
+import { ResourceType } from '../api/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { AuthorizerChain } from '../authorization/authorizer-chain';
+import { ReviewRequest } from './review-request';
+import { RulesReview } from './review-types';
+import { rulesReviewStatusToWire } from './review-wire';
+
+/**
+ * SelfSubjectRulesReview (kube's selfsubjectrulesreview REST): what the caller may do in
+ * `spec.namespace`, from every authorizer of the chain that can list rules. An authorizer
+ * that cannot (Webhook, Node for a node) makes the answer incomplete and names itself in
+ * evaluationError. Like kube, the answer is a new review: empty spec, rules in status.
+ */
+export class RulesReviewStorage implements ResourceStorage {
+  private readonly request: ReviewRequest;
+
+  constructor(
+    type: ResourceType,
+    private readonly chain: AuthorizerChain,
+  ) {
+    this.request = new ReviewRequest(type);
+  }
+
+  async create(_target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
+    this.request.checkTypeMeta(body);
+    const namespace = (body as RulesReview).spec?.namespace;
+    if (!namespace) throw errors.badRequest('no namespace on request');
+    const rules = await this.chain.rulesFor(opts.user, namespace);
+    const answer = this.request.answer({ metadata: { creationTimestamp: null }, spec: {}, status: rulesReviewStatusToWire(rules) });
+    return { object: answer, created: true };
+  }
+}

@@ -1,0 +1,99 @@
+import { errors } from '../../../src/api/errors';
+import { ResourceRegistry } from '../../../src/api/registry';
+import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/admission';
+import { ContinueTokens } from '../../../src/api/resources/continue-token';
+import { GenericStorage } from '../../../src/api/resources/generic-storage';
+import { Target } from '../../../src/api/resources/storage';
+import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
+import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
+import { clusterRoleType } from '../../../src/rbac/kinds';
+import type { Database } from '../../../src/storage/database';
+import { eventually } from '../../support/eventually';
+import { MemoryStore } from '../../support/memory-store';
+
+const rule = (resource: string) => ({ verbs: ['get'], apiGroups: [''], resources: [resource] });
+const target = (name = ''): Target => ({ type: clusterRoleType, groupResource: { group: clusterRoleType.group, resource: 'clusterroles' }, namespace: '', name });
+const write = { user: SYSTEM_USER, dryRun: false };
+
+/** The controller over the generic storage on an in-memory store (embedded engine: always leader). */
+describe('ClusterRoleAggregationController', () => {
+  let store: MemoryStore;
+  let feed: ChangeFeedService;
+  let storage: GenericStorage;
+  let controller: ClusterRoleAggregationController;
+  let refuse = false;
+  const updates: AdmissionRequest[] = [];
+
+  beforeEach(async () => {
+    store = new MemoryStore();
+    feed = new ChangeFeedService(store, null);
+    await feed.start();
+    const admission = new AdmissionChain();
+    admission.register({
+      name: 'recorder',
+      admit: async (req) => {
+        if (req.operation !== 'UPDATE') return;
+        updates.push(req);
+        if (refuse) throw errors.forbidden('clusterroles.rbac.authorization.platform.io "agg"', 'refused by the test');
+      },
+    });
+    storage = new GenericStorage(clusterRoleType, store, admission, {
+      feed,
+      continueTokens: new ContinueTokens(Buffer.alloc(32, 7)),
+      bookmarkIntervalMs: 60000,
+    });
+    const registry = new ResourceRegistry();
+    registry.register(clusterRoleType, storage);
+    controller = new ClusterRoleAggregationController(registry, store, feed, { engine: 'pglite' } as Database);
+    (controller as any).logger = { error: () => undefined, warn: () => undefined, log: () => undefined };
+    refuse = false;
+    updates.length = 0;
+  });
+  afterEach(async () => {
+    await controller.beforeApplicationShutdown();
+    await feed.stop();
+  });
+
+  const rulesOf = async (name: string) => ((await storage.get(target(name), { user: SYSTEM_USER, query: {} })) as any).rules;
+
+  it('fills an aggregate before start() returns, then writes only when the union changes', async () => {
+    await storage.create(target(), { metadata: { name: 'm', labels: { agg: 'true' } }, rules: [rule('pods')] }, write);
+    await storage.create(target(), { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] } }, write);
+    await controller.start();
+    expect(controller.isLeader()).toBe(true);
+    expect(await rulesOf('agg')).toEqual([rule('pods')]);
+    expect(updates.map((u) => [u.options.user.username, u.options.fieldManager])).toEqual([
+      ['system:controller:clusterrole-aggregation-controller', 'clusterrole-aggregation-controller'],
+    ]);
+
+    // A change that does not affect the union (a label on a non-member) writes nothing.
+    await storage.create(target(), { metadata: { name: 'other', labels: { x: 'y' } }, rules: [rule('nodes')] }, write);
+    await storage.create(target(), { metadata: { name: 'm2', labels: { agg: 'true' } }, rules: [rule('pods')] }, write);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(updates).toHaveLength(1);
+    await storage.update(target('m2'), { metadata: { name: 'm2', labels: { agg: 'true' } }, rules: [rule('secrets')] }, write);
+    await eventually(async () => expect(await rulesOf('agg')).toEqual([rule('pods'), rule('secrets')]), 2000);
+  });
+
+  it('keeps retrying a refused write and aggregates once it is allowed', async () => {
+    refuse = true;
+    await storage.create(target(), { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] } }, write);
+    await storage.create(target(), { metadata: { name: 'm', labels: { agg: 'true' } }, rules: [rule('pods')] }, write);
+    await controller.start();
+    expect(await rulesOf('agg')).toBeUndefined();
+    const refused = updates.length;
+    expect(refused).toBeGreaterThan(0);
+    refuse = false;
+    await eventually(async () => expect(await rulesOf('agg')).toEqual([rule('pods')]), 4000);
+    expect(updates.length).toBeGreaterThan(refused);
+  });
+
+  it('stops promptly', async () => {
+    await controller.start();
+    const began = Date.now();
+    await controller.beforeApplicationShutdown();
+    expect(controller.isLeader()).toBe(false);
+    expect(Date.now() - began).toBeLessThan(500);
+  });
+});
