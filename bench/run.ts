@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
+import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -161,6 +162,8 @@ async function main() {
   if (process.argv.includes('codecs')) return runCodecBench();
   // `npm run bench -- rbac`: only the RBAC authorizer figures (bench/rbac-authorization.ts).
   if (process.argv.includes('rbac')) return runRbacBench();
+  // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
+  if (process.argv.includes('reviews')) return runAccessReviewBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   const engines: Array<{ label: string; url?: string }> = [{ label: 'embedded PGlite' }];
   if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
@@ -179,6 +182,7 @@ async function main() {
     }
   }
   await runRbacBench();
+  await runAccessReviewBench();
 }
 
 main().then(

@@ -3,6 +3,22 @@ import type { NextFunction, Response } from 'express';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { errors } from './errors';
 import { ApiRequest } from './request-context';
+import { parseMediaType } from './codec/media-type';
+import { PROTOBUF_MEDIA } from './codec/negotiation';
+
+/**
+ * kubectl's typed clients send core-group objects (namespaces, secrets, configmaps, ...) as
+ * Kubernetes' own protobuf media type. Its bytes are our protobuf format (same prefix,
+ * envelope and field numbers; core objects say `apiVersion: v1` either way), so a body in
+ * it is read as ours.
+ */
+export const KUBERNETES_PROTOBUF_MEDIA = 'application/vnd.kubernetes.protobuf';
+
+/** The body media type the codecs see: kube's protobuf name is an alias of ours. */
+export function canonicalBodyType(contentType: string | undefined): string | undefined {
+  if (contentType === undefined || parseMediaType(contentType).type !== KUBERNETES_PROTOBUF_MEDIA) return contentType;
+  return PROTOBUF_MEDIA;
+}
 
 /**
  * Reads the request body as raw bytes, up to the size limit (413 beyond it). Decoding is
@@ -14,7 +30,11 @@ export class RequestBodyMiddleware implements NestMiddleware {
   constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {}
 
   async use(req: ApiRequest, _res: Response, next: NextFunction): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') req.rawBody = await readBody(req, this.options.maxRequestBodyBytes);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      req.rawBody = await readBody(req, this.options.maxRequestBodyBytes);
+      const contentType = canonicalBodyType(req.headers['content-type']);
+      if (contentType !== undefined) req.headers['content-type'] = contentType;
+    }
     next();
   }
 }

@@ -23,3 +23,15 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
 
 /** The server's own identity for work it does itself (bootstrap objects, controllers). */
 export const SYSTEM_USER: UserInfo = { username: 'system:apiserver', groups: [SYSTEM_MASTERS] };
+
+/** kube's controllers act as `system:controller:<name>`; ours run inside the server. */
+export const CONTROLLER_ROLE_PREFIX = 'system:controller:';
+
+/** kube's controller names: each is the controller's identity, field manager and role suffix. */
+export const AGGREGATION_CONTROLLER_NAME = 'clusterrole-aggregation-controller';
+export const NAMESPACE_CONTROLLER_NAME = 'namespace-controller';
+
+/** The identity a controller of this server writes with. */
+export function controllerUser(controller: string): UserInfo {
+  return { username: `${CONTROLLER_ROLE_PREFIX}${controller}`, groups: [ALL_AUTHENTICATED] };
+}

@@ -67,7 +67,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     historyWindowSeconds: 300,
     anonymousAuth: true,
     featureGates: FeatureGates.defaults(),
-    authorizationModes: ['AlwaysAllow'],
+    authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
     enableAdmissionPlugins: [],

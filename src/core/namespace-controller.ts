@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { ResourceRegistry, storageResource } from '../api/registry';
 import { ChangeFeedService } from '../api/watch/change-feed.service';
 import { KubeObject } from '../api/types';
-import { SYSTEM_USER } from '../authentication/user-info';
+import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../authentication/user-info';
 import { KeyNotFoundError, OBJECT_STORE, ObjectStore, StaleRevisionError, StoredObject } from '../storage/object-store';
 import { NAMESPACES_RESOURCE } from './namespace-lifecycle';
 
@@ -23,6 +23,8 @@ type NamespaceObject = KubeObject & { spec?: { finalizers?: string[] } };
 @Injectable()
 export class NamespaceController implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('NamespaceController');
+  /** Deletes content as kube's namespace controller does, under its own identity. */
+  private readonly user = controllerUser(NAMESPACE_CONTROLLER_NAME);
   private stopped = false;
   private loop: Promise<void> | null = null;
 
@@ -74,7 +76,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
     for (const { type, storage } of this.registry.all()) {
       if (!type.namespaced || !storage.deleteCollection) continue;
       const target = { type, groupResource: { group: type.group, resource: type.plural }, namespace: name, name: '' };
-      await storage.deleteCollection(target, { user: SYSTEM_USER, dryRun: false, query: {} });
+      await storage.deleteCollection(target, { user: this.user, dryRun: false, fieldManager: NAMESPACE_CONTROLLER_NAME, query: {} });
       const left = await this.store.list(storageResource(type), { namespace: name, limit: 1 });
       remaining += left.items.length;
     }

@@ -9,6 +9,11 @@ function list(v: unknown): string[] {
   return (Array.isArray(v) ? v : [v]).map(String);
 }
 
+/** A wildcard route parameter: the path segments after the probe, joined again. */
+function checkName(param: string | string[]): string {
+  return Array.isArray(param) ? param.join('/') : param;
+}
+
 /** /livez, /readyz, /healthz in kube's plain-text format; open to every caller. */
 @Public()
 @Controller()
@@ -20,9 +25,10 @@ export class HealthController {
     return this.respond('livez', undefined, q, res);
   }
 
-  @Get('livez/:check')
-  livezCheck(@Param('check') check: string, @Query() q: Record<string, unknown>, @Res() res: Response) {
-    return this.respond('livez', check, q, res);
+  /** One check; names may contain slashes (`poststarthook/rbac/bootstrap-roles`). */
+  @Get('livez/*check')
+  livezCheck(@Param('check') check: string | string[], @Query() q: Record<string, unknown>, @Res() res: Response) {
+    return this.respond('livez', checkName(check), q, res);
   }
 
   @Get('readyz')
@@ -30,9 +36,9 @@ export class HealthController {
     return this.respond('readyz', undefined, q, res);
   }
 
-  @Get('readyz/:check')
-  readyzCheck(@Param('check') check: string, @Query() q: Record<string, unknown>, @Res() res: Response) {
-    return this.respond('readyz', check, q, res);
+  @Get('readyz/*check')
+  readyzCheck(@Param('check') check: string | string[], @Query() q: Record<string, unknown>, @Res() res: Response) {
+    return this.respond('readyz', checkName(check), q, res);
   }
 
   /** Deprecated since 1.16 but still served, with the readiness checks. */

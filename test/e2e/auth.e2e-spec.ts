@@ -80,6 +80,8 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
     expect(excluded.text).toContain('[+]storage excluded: ok');
     expect((await server.anonymous.get('/readyz/storage')).status).toBe(200);
     expect((await server.anonymous.get('/readyz/nope')).status).toBe(404);
+    const bootstrap = await server.anonymous.get('/readyz/poststarthook/rbac/bootstrap-roles');
+    expect({ status: bootstrap.status, text: bootstrap.text }).toEqual({ status: 200, text: 'ok' });
     const version = await server.anonymous.get('/version');
     expect(version.status).toBe(200);
     expect(version.body).toMatchObject({ major: '1', minor: '32' });

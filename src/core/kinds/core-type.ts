@@ -14,7 +14,14 @@ export interface CoreKindDefinition<T extends KubeObject> {
   selectableFields?: SelectableField<T>[];
 }
 
-/** A core group (`/api/v1`) kind as kube serves it: all eight storage verbs, lower-case singular. */
+/** The proto package of the core kinds' messages (proto/platform.io/api/core/v1/). */
+export const CORE_PROTO_PACKAGE = 'platform.io.api.core.v1';
+
+/**
+ * A core group (`/api/v1`) kind as kube serves it: all eight storage verbs, lower-case
+ * singular, and protobuf as well as JSON and YAML (kubectl's typed clients send protobuf
+ * for core kinds), with the messages named after the kind.
+ */
 export function coreType<T extends KubeObject>(def: CoreKindDefinition<T>): ResourceType<T> {
   return {
     group: '',
@@ -31,5 +38,6 @@ export function coreType<T extends KubeObject>(def: CoreKindDefinition<T>): Reso
     schema: def.schema,
     strategy: def.strategy,
     ...(def.selectableFields ? { selectableFields: def.selectableFields } : {}),
+    protobuf: { message: `${CORE_PROTO_PACKAGE}.${def.kind}`, listMessage: `${CORE_PROTO_PACKAGE}.${def.kind}List` },
   };
 }

@@ -6,7 +6,7 @@ import { KubeObject } from '../../api/types';
 import { validateLabelName } from '../../api/validation/labels';
 import { isValidLabelValue, nameIsDNSSubdomain } from '../../api/validation/names';
 import { list, record, str } from '../../api/validation/shape';
-import { conditionList, conditionSchema, resourceList, taintSchema } from './common-schemas';
+import { conditionList, resourceList, taintSchema } from './common-schemas';
 import { coreType } from './core-type';
 import { assertQuantities, requireString, validateOneOf } from './core-validation';
 
@@ -37,11 +37,17 @@ const nodeSpecSchema = struct({
   externalID: string(),
 });
 
+/** kube's NodeCondition: a heartbeat time where other kinds' conditions have lastProbeTime. */
+const nodeConditionSchema = struct(
+  { type: string(), status: string(), lastHeartbeatTime: dateTime(), lastTransitionTime: dateTime(), reason: string(), message: string() },
+  { required: ['type', 'status'] },
+);
+
 const nodeStatusSchema = struct({
   capacity: resourceList(),
   allocatable: resourceList(),
   phase: string(),
-  conditions: conditionList(conditionSchema({ lastHeartbeatTime: dateTime() })),
+  conditions: conditionList(nodeConditionSchema),
   addresses: { ...atomicList(struct({ type: string(), address: string() }, { required: ['type', 'address'] })), patchStrategy: 'merge', patchMergeKey: 'type' },
   daemonEndpoints: struct({ kubeletEndpoint: struct({ Port: integer() }, { required: ['Port'] }) }),
   nodeInfo: struct({

@@ -1,4 +1,4 @@
-import { ALL_AUTHENTICATED, UserInfo } from '../../authentication/user-info';
+import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME } from '../../authentication/user-info';
 import { ClusterRole, RBAC_GROUP } from '../types';
 import { resourceRule } from './policy-rule-builder';
 
@@ -9,16 +9,7 @@ import { resourceRule } from './policy-rule-builder';
  * server, so each is bound to the user of the same name. kube also lets every controller
  * write events; this server has no events, so that rule is left out.
  */
-export const CONTROLLER_ROLE_PREFIX = 'system:controller:';
-
-/** The identity a controller of this server writes with. */
-export function controllerUser(controller: string): UserInfo {
-  return { username: `${CONTROLLER_ROLE_PREFIX}${controller}`, groups: [ALL_AUTHENTICATED] };
-}
-
-/** kube's controller names: each is the controller's identity, field manager and role suffix. */
-export const AGGREGATION_CONTROLLER_NAME = 'clusterrole-aggregation-controller';
-export const NAMESPACE_CONTROLLER_NAME = 'namespace-controller';
+export { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME };
 
 export function controllerRoles(): ClusterRole[] {
   return [

@@ -11,7 +11,7 @@ describe('authorization flags', () => {
     const options = parse([]);
     expect(options.authorizationWebhook).toEqual({ version: 'v1beta1', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000, configFile: undefined });
     expect(options.authorizationConfigFile).toBeUndefined();
-    expect(options.authorizationModes).toEqual(['AlwaysAllow']);
+    expect(options.authorizationModes).toEqual(['Node', 'RBAC']);
   });
 
   it('reads the webhook flags', () => {

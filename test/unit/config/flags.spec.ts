@@ -8,7 +8,7 @@ describe('server flags', () => {
       dataDir: './data',
       historyWindowSeconds: 300,
       anonymousAuth: true,
-      authorizationModes: ['AlwaysAllow'],
+      authorizationModes: ['Node', 'RBAC'],
       maxRequestBodyBytes: 3 * 1024 * 1024,
       databaseUrl: undefined,
     });

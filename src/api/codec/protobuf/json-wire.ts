@@ -16,6 +16,7 @@ import { isPlainObject } from '../../types';
 const META = 'platform.io.apimachinery.pkg.apis.meta.v1';
 const KEEP_ZERO = '(platform.io.codec.keep_zero)';
 const LIST_ALIAS = '(platform.io.codec.list_alias)';
+const EMBEDDED = '(platform.io.codec.embedded)';
 
 /** A JSON value that does not fit the message (encoding) or bytes that do not parse (decoding). */
 export class WireFormatError extends Error {}
@@ -122,6 +123,8 @@ interface FieldPlan {
   scalar: string;
   integer: boolean;
   keepZero: boolean;
+  /** A Go embedded struct: its message's fields are read from and written to the parent's JSON object. */
+  embedded: boolean;
 }
 
 interface MessagePlan {
@@ -146,6 +149,7 @@ function planOf(type: protobuf.Type): MessagePlan {
         scalar: field.type,
         integer: INTEGER_TYPES.has(field.type),
         keepZero: field.getOption(KEEP_ZERO) === true,
+        embedded: field.getOption(EMBEDDED) === true && field.resolvedType instanceof protobuf.Type,
       })),
     };
     plans.set(type, plan);
@@ -193,6 +197,11 @@ export function toWire(type: protobuf.Type, json: Json, path = ''): Message {
   if (!isPlainObject(json)) throw new WireFormatError(`${path || '<root>'}: expected an object`);
   const out: Message = {};
   for (const field of plan.fields) {
+    if (field.embedded) {
+      const inner = toWire(field.message as protobuf.Type, json, path);
+      if (Object.keys(inner).length) out[field.name] = inner;
+      continue;
+    }
     const value = json[field.name];
     if (value === undefined || value === null) continue;
     const at = path ? `${path}.${field.name}` : field.name;
@@ -224,6 +233,10 @@ export function fromWire(type: protobuf.Type, message: Message): Json {
   for (const field of plan.fields) {
     if (!has(message, field.name)) continue;
     const value = message[field.name];
+    if (field.embedded) {
+      Object.assign(out, fromWire(field.message as protobuf.Type, value as Message));
+      continue;
+    }
     if (field.shape === 'map') {
       const keys = Object.keys(value as object);
       if (!keys.length) continue;

@@ -1,0 +1,88 @@
+import 'reflect-metadata';
+import { issueClientCertificate } from '../src/server/certificates';
+import { runLoad } from './load';
+import { startBaseline, startBenchServer } from './servers';
+
+/**
+ * SubjectAccessReview throughput over HTTPS, against a bare Nest + Express endpoint with the
+ * same TLS material measured in the same run (issue target: at least 70% of it), and the
+ * review's p99 latency at 50 connections. The load comes from a worker thread.
+ *
+ * The caller is an ordinary user allowed to create reviews through `system:auth-delegator`
+ * (as an authenticating proxy or webhook would be); the question is answered by RBAC from a
+ * few bindings of the subject, with the default policy in place.
+ *
+ * Run alone with `npm run bench -- reviews`.
+ */
+const RBAC = '/apis/rbac.authorization.platform.io/v1';
+const CONNECTIONS = 50;
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+
+const review = JSON.stringify({
+  apiVersion: 'authorization.platform.io/v1',
+  kind: 'SubjectAccessReview',
+  spec: {
+    user: 'alice',
+    groups: ['devs', 'system:authenticated'],
+    resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', resource: 'pods', name: 'web-0' },
+  },
+});
+
+export async function runAccessReviewBench(): Promise<void> {
+  const server = await startBenchServer(undefined, { authorizationModes: ['Node', 'RBAC'] });
+  try {
+    const admin = server.client(4);
+    const must = async (method: string, path: string, body: unknown) => {
+      const res = await admin.request(method, path, body);
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    };
+    await must('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
+    await must('POST', `${RBAC}/clusterrolebindings`, {
+      metadata: { name: 'bench-delegator' },
+      roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+      subjects: [{ kind: 'User', name: 'bench-delegator' }],
+    });
+    await must('POST', `${RBAC}/namespaces/team-a/rolebindings`, {
+      metadata: { name: 'devs-view' },
+      roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'Group', name: 'devs' }],
+    });
+
+    const m = server.running.material;
+    const delegator = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-delegator', []);
+    const tls = { ca: m.caCertPem, cert: delegator.certPem, key: delegator.keyPem };
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+
+    const baseline = await startBaseline({ key: m.servingKeyPem, cert: m.servingCertPem, ca: m.caCertPem });
+    let base;
+    try {
+      base = await runLoad({
+        url: baseline.url, method: 'POST', path: '/baseline', body: review, headers, tls: { ca: m.caCertPem },
+        connections: CONNECTIONS, durationMs: DURATION_MS, expectStatus: 201,
+      });
+    } finally {
+      await baseline.close();
+    }
+    const ours = await runLoad({
+      url: server.running.url, method: 'POST', path: '/apis/authorization.platform.io/v1/subjectaccessreviews', body: review, headers, tls,
+      connections: CONNECTIONS, durationMs: DURATION_MS, expectStatus: 201,
+    });
+    if (ours.errors) throw new Error(`review errors: ${ours.errors} (${ours.firstError})`);
+
+    console.log(`baseline (bare Nest + Express HTTPS POST, ${CONNECTIONS} connections): ${base.perSecond.toFixed(0)} requests/s, p50 ${base.p50Ms.toFixed(1)} ms, p99 ${base.p99Ms.toFixed(1)} ms`);
+    console.log(`SubjectAccessReview (${CONNECTIONS} connections): ${ours.perSecond.toFixed(0)} requests/s, p50 ${ours.p50Ms.toFixed(1)} ms, p99 ${ours.p99Ms.toFixed(1)} ms`);
+    console.log(`SubjectAccessReview / baseline: ${(ours.perSecond / base.perSecond).toFixed(2)} (target >= 0.70)`);
+  } finally {
+    await server.close();
+  }
+}
+
+if (require.main === module) {
+  runAccessReviewBench().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
