@@ -1,11 +1,11 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiModule } from './api/api.module';
+import { StatusExceptionFilter } from './api/status.filter';
+import { AuthenticationModule } from './authentication/authentication.module';
+import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { RequestBodyMiddleware } from './api/request-body.middleware';
 import { RequestInfoMiddleware } from './api/request-info.middleware';
-import { StatusExceptionFilter } from './api/status.filter';
-import { AuthenticationMiddleware } from './authentication/authentication.middleware';
-import { AuthenticationModule } from './authentication/authentication.module';
 import { ImpersonationMiddleware } from './authentication/impersonation.middleware';
 import { AuthorizationGuard } from './authorization/authorization.guard';
 import { AuthorizationModule } from './authorization/authorization.module';
@@ -49,6 +49,11 @@ export class AppModule implements NestModule {
       ],
       providers: [
         optionsProvider,
+        // The pipeline's stages (authentication comes from its own module).
+        RequestInfoMiddleware,
+        ImpersonationMiddleware,
+        RequestBodyMiddleware,
+        RequestPipelineMiddleware,
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
         { provide: APP_GUARD, useClass: AuthorizationGuard },
       ],
@@ -57,7 +62,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    // Order matters: what the request is, who sends it, as whom it acts, then (only for them) its body.
-    consumer.apply(RequestInfoMiddleware, AuthenticationMiddleware, ImpersonationMiddleware, RequestBodyMiddleware).forRoutes('*');
+    consumer.apply(RequestPipelineMiddleware).forRoutes('*');
   }
 }

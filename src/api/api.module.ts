@@ -1,18 +1,19 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { NegotiationInterceptor } from './codec/negotiation.interceptor';
+import { ResponseNegotiation } from './codec/response-negotiation';
 import { ProtobufKindsCheck } from './codec/protobuf-kinds.check';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DiscoveryService } from './discovery/discovery.service';
 import { OpenApiController } from './discovery/openapi.controller';
 import { OpenApiService } from './discovery/openapi.service';
+import { OpenApiV2Controller } from './discovery/openapi-v2.controller';
+import { OpenApiV2Service } from './discovery/openapi-v2.service';
 import { ResourceRegistry } from './registry';
 import { AdmissionChain } from './resources/admission';
 import { GenericStorageFactory } from './resources/generic-storage.factory';
 import { ResourceController } from './resources/resource.controller';
 import { ResourceHandler } from './resources/resource-handler';
 import { TargetResolver } from './resources/target-resolver';
-import { WriteOptionsInterceptor } from './resources/write-options.interceptor';
+import { RequestOptionsPipe } from './resources/request-options.pipe';
 import { VersionController } from './version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
@@ -25,7 +26,9 @@ import { ChangeFeedService } from './watch/change-feed.service';
  */
 @Global()
 @Module({
-  controllers: [DiscoveryController, OpenApiController, VersionController, ResourceController],
+  // The resource routes come first: express tries routes in registration order, and nearly
+  // every request is a resource request (their patterns never match discovery paths).
+  controllers: [ResourceController, DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
   providers: [
     ResourceRegistry,
     AdmissionChain,
@@ -34,13 +37,14 @@ import { ChangeFeedService } from './watch/change-feed.service';
     ResourceHandler,
     DiscoveryService,
     OpenApiService,
+    OpenApiV2Service,
     ChangeFeedService,
     ContinueTokenService,
     ProtobufKindsCheck,
     // Content negotiation is decided before the handler runs, so a 406 costs nothing.
-    { provide: APP_INTERCEPTOR, useClass: NegotiationInterceptor },
-    // Write options (dryRun, fieldValidation, ...) are parsed and checked once, after negotiation.
-    { provide: APP_INTERCEPTOR, useClass: WriteOptionsInterceptor },
+    ResponseNegotiation,
+    // Negotiation, then write options (dryRun, fieldValidation, ...), parsed and checked once.
+    RequestOptionsPipe,
     {
       provide: BOOKMARK_INTERVAL_MS,
       useFactory: (options: ServerOptions) => options.bookmarkIntervalMs,

@@ -13,6 +13,6 @@ export interface ApiRequest extends Request {
   rawBody?: Buffer;
   /** The response format, chosen before any work by the content negotiation interceptor. */
   negotiation?: Negotiation;
-  /** The options of a write (dryRun, fieldValidation, ...), parsed by the write-options interceptor. */
+  /** The options of a write (dryRun, fieldValidation, ...), parsed by the request-options.pipe. */
   writeOptions?: RequestWriteOptions;
 }

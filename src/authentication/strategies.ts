@@ -11,24 +11,41 @@ export abstract class AuthenticationStrategy extends Strategy {
   abstract readonly name: string;
 }
 
-/** Client certificates verified by the TLS layer against the client CAs: CN = user, O = groups. */
+/** What a connection's client certificate says: an identity, a refusal, or nothing presented. */
+type CertificateVerdict = { user: UserInfo } | { refused: string } | null;
+
+/**
+ * Client certificates verified by the TLS layer against the client CAs: CN = user, O = groups.
+ * A connection's certificate cannot change, so its verdict is read once per TLS socket
+ * (getPeerCertificate parses the certificate into a fresh object on every call).
+ */
 export class X509Strategy extends AuthenticationStrategy {
   readonly name = 'x509';
+  private readonly verdicts = new WeakMap<TLSSocket, CertificateVerdict>();
 
   authenticate(req: Request): void {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return this.pass();
-    const cert = socket.getPeerCertificate();
-    if (!cert || Object.keys(cert).length === 0) return this.pass();
-    if (!socket.authorized) return this.fail(`x509: certificate signed by unknown authority (${socket.authorizationError ?? 'unverified'})`, 401);
-    const subject = cert.subject ?? ({} as Record<string, string | string[]>);
-    const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
-    if (!cn) return this.fail('x509: certificate has no common name', 401);
-    const o = subject.O;
-    const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-    const user: UserInfo = { username: cn, groups };
-    this.success(user);
+    let verdict = this.verdicts.get(socket);
+    if (verdict === undefined) {
+      verdict = certificateVerdict(socket);
+      this.verdicts.set(socket, verdict);
+    }
+    if (verdict === null) return this.pass();
+    if ('refused' in verdict) return this.fail(verdict.refused, 401);
+    this.success({ ...verdict.user, groups: [...verdict.user.groups] });
   }
+}
+
+function certificateVerdict(socket: TLSSocket): CertificateVerdict {
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return null;
+  if (!socket.authorized) return { refused: `x509: certificate signed by unknown authority (${socket.authorizationError ?? 'unverified'})` };
+  const subject = cert.subject ?? ({} as Record<string, string | string[]>);
+  const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
+  if (!cn) return { refused: 'x509: certificate has no common name' };
+  const o = subject.O;
+  return { user: { username: cn, groups: o === undefined ? [] : Array.isArray(o) ? o : [o] } };
 }
 
 /** `Authorization: Bearer <token>` looked up in the --token-auth-file table. */

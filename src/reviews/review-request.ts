@@ -8,6 +8,8 @@ import { KubeObject, ObjectMeta } from '../api/types';
 import { goQuote } from '../api/validation/go-text';
 import { GoSyntax } from './go-syntax';
 import { ReviewObject } from './review-types';
+import { ReviewManagedFields } from './review-managed-fields';
+import { nowTimestamp } from '../api/resources/system-metadata';
 
 /**
  * What kube's create handler does to a review's body before the review's storage sees it:
@@ -18,6 +20,7 @@ import { ReviewObject } from './review-types';
  */
 export class ReviewRequest {
   private readonly fields: FieldManager;
+  private readonly managed: ReviewManagedFields;
 
   /**
    * `zero`: the kind's empty object as kube's encoder writes it (a non-pointer struct such
@@ -28,16 +31,28 @@ export class ReviewRequest {
     private readonly zero: Record<string, unknown> = {},
   ) {
     this.fields = new FieldManager({ apiVersion: apiVersionOf(type), schema: type.schema });
+    this.managed = new ReviewManagedFields(type.schema);
   }
 
   /** The review as the storage answers it: checked TypeMeta, namespace, managedFields. */
   decode<Spec>(target: Target, body: Record<string, unknown>, opts: WriteOptions): ReviewObject<Spec> & { metadata: ObjectMeta } {
     this.checkTypeMeta(body);
-    const review = structuredClone(body) as unknown as ReviewObject<Spec> & { metadata: ObjectMeta };
+    // The decoded body belongs to this request alone: it becomes the answer as is.
+    const review = body as unknown as ReviewObject<Spec> & { metadata: ObjectMeta };
     review.metadata = (review.metadata ?? {}) as ObjectMeta;
     this.placeInNamespace(review.metadata, target);
-    const live = { ...structuredClone(this.zero), metadata: {} } as KubeObject;
-    this.fields.update(live, review as KubeObject, managerOrUserAgent(opts.fieldManager, opts.userAgent));
+    const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
+    const record = (obj: KubeObject) => this.fields.update({ ...structuredClone(this.zero), metadata: {} } as KubeObject, obj, manager);
+    // Managed fields a client sends are honoured (or reset) by the field manager itself.
+    if (review.metadata.managedFields !== undefined) record(review as KubeObject);
+    else {
+      const managed = this.managed.of(review as unknown as Record<string, unknown>, manager, nowTimestamp(), () => {
+        const copy = structuredClone(review) as KubeObject;
+        record(copy);
+        return copy.metadata.managedFields;
+      });
+      if (managed) review.metadata.managedFields = managed;
+    }
     return review;
   }
 

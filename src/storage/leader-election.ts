@@ -122,7 +122,7 @@ class AdvisoryLockElector implements LeaderElector {
 
   private async run(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void> {
     while (!this.stopping.signal.aborted) {
-      const session = new Client({ ...this.config, query_timeout: this.timings.queryTimeoutMs });
+      const session = new Client({ ...this.config, query_timeout: this.timings.queryTimeoutMs, connectionTimeoutMillis: this.timings.queryTimeoutMs });
       // A broken session emits 'error'; without a listener that would crash the process.
       const broken = new AbortController();
       session.on('error', () => broken.abort());
@@ -177,6 +177,11 @@ class AdvisoryLockElector implements LeaderElector {
   /** Unlocking first lets a waiting replica take over at its next attempt rather than after a timeout. */
   private async release(session: Client, unlock: boolean): Promise<void> {
     if (unlock) await session.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockName]).catch(() => undefined);
-    await session.end().catch(() => undefined);
+    // A session the server already terminated may never report its end: do not wait forever.
+    const ended = session.end().catch(() => undefined);
+    const gaveUp = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.timings.queryTimeoutMs).unref());
+    if ((await Promise.race([ended, gaveUp])) === 'timeout') {
+      (session as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
   }
 }

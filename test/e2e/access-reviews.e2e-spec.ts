@@ -428,11 +428,11 @@ describe('access reviews (--authorization-mode=RBAC,Node)', () => {
     it('creates self reviews from manifests of the platform.io groups (kubectl auth posts to k8s.io)', async () => {
       const ssar = join(dir, 'ssar.yaml');
       writeFileSync(ssar, ['apiVersion: authorization.platform.io/v1', 'kind: SelfSubjectAccessReview', 'spec:', '  resourceAttributes: {namespace: team-a, verb: get, resource: pods}', ''].join('\n'));
-      const access = JSON.parse((await kubectl('create', '--validate=false', '-o', 'json', '-f', ssar)).stdout);
+      const access = JSON.parse((await kubectl('create', '-o', 'json', '-f', ssar)).stdout);
       expect(access).toMatchObject({ kind: 'SelfSubjectAccessReview', status: { allowed: true } });
       const ssr = join(dir, 'ssr.json');
       writeFileSync(ssr, JSON.stringify({ apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' }));
-      const whoami = JSON.parse((await kubectl('create', '--validate=false', '-o', 'json', '-f', ssr)).stdout);
+      const whoami = JSON.parse((await kubectl('create', '-o', 'json', '-f', ssr)).stdout);
       expect(whoami.status.userInfo).toEqual({ username: 'platform-admin', groups: ['system:masters', 'system:authenticated'] });
       await expect(kubectl('auth', 'can-i', 'get', 'pods')).rejects.toMatchObject({ stderr: expect.stringContaining('could not find the requested resource') });
     });

@@ -14,6 +14,8 @@ export interface HttpResponse {
   /** Header names and values as sent, repeated headers (Warning) one entry each. */
   rawHeaders: string[];
   text: string;
+  /** The body's bytes as received (binary bodies: protobuf, gzip). */
+  bytes: Buffer;
   /** The body parsed as JSON when it is JSON, else undefined. */
   body: any;
 }
@@ -125,14 +127,15 @@ export class HttpsClient {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            const bytes = Buffer.concat(chunks);
+            const text = bytes.toString('utf8');
             let body: any;
             try {
               body = text ? JSON.parse(text) : undefined;
             } catch {
               body = undefined;
             }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, text, body });
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, text, bytes, body });
           });
           res.on('error', reject);
         },

@@ -102,12 +102,22 @@ function acceptClause(
   return { ...format, transform: { kind: as, version: v } };
 }
 
-function firstAcceptable(
-  accept: string | undefined,
-  caps: RenderCapabilities,
-  allowTransforms: boolean,
-  allowStream: boolean,
-): { format: Omit<ResponseFormat, 'mediaType'>; serializer: SerializerInfo } | undefined {
+type Acceptable = { format: Omit<ResponseFormat, 'mediaType'>; serializer: SerializerInfo } | undefined;
+
+/** Clients send a handful of distinct Accept headers: each is read once (bounded). */
+const acceptableMemo = new Map<string, Acceptable>();
+const MAX_MEMO = 256;
+
+function firstAcceptable(accept: string | undefined, caps: RenderCapabilities, allowTransforms: boolean, allowStream: boolean): Acceptable {
+  const key = `${caps.protobuf ? 1 : 0}${caps.table ? 1 : 0}${allowTransforms ? 1 : 0}${allowStream ? 1 : 0}${accept ?? ''}`;
+  if (acceptableMemo.has(key)) return acceptableMemo.get(key);
+  const found = readAccept(accept, caps, allowTransforms, allowStream);
+  if (acceptableMemo.size >= MAX_MEMO) acceptableMemo.clear();
+  acceptableMemo.set(key, found);
+  return found;
+}
+
+function readAccept(accept: string | undefined, caps: RenderCapabilities, allowTransforms: boolean, allowStream: boolean): Acceptable {
   const serializers = supported(caps);
   if (!accept || !accept.trim()) return { format: { serializer: 'json', pretty: false }, serializer: serializers[0] };
   for (const clause of parseAccept(accept)) {

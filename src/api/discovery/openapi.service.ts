@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { errors } from '../errors';
 import { ResourceRegistry } from '../registry';
-import { apiVersionOf, ResourceType, Verb } from '../resource-type';
+import { apiVersionOf, Verb } from '../resource-type';
 import { PATCH_MEDIA_TYPES } from '../patch/patch-types';
 import { listMetaSchema } from '../schema/meta';
+import { OPENAPI_INFO, schemaName } from './openapi-names';
 import { toOpenApiSchema } from './openapi-schema';
 
 type Operation = Record<string, unknown>;
@@ -107,7 +108,7 @@ export class OpenApiService {
     }
     return {
       openapi: '3.0.0',
-      info: { title: 'platform-authz-apiserver', version: 'v1.32.0' },
+      info: { ...OPENAPI_INFO },
       paths,
       components: { schemas },
     };
@@ -122,10 +123,4 @@ export class OpenApiService {
   private hash(group: string, version: string): string {
     return createHash('sha512').update(JSON.stringify(this.document(group, version))).digest('hex').slice(0, 64).toUpperCase();
   }
-}
-
-/** kube's schema names are the reversed-domain Go package path; ours follow that shape. */
-function schemaName(type: ResourceType): string {
-  const group = type.group || 'core';
-  return `io.platform.api.${group.split('.')[0]}.${type.version}.${type.kind}`;
 }

@@ -161,8 +161,8 @@ function header(src: OptionsSource, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** meta/v1 DeleteOptions as a body decodes into it. */
-const deleteOptionsSchema = struct(
+/** meta/v1 DeleteOptions as a body decodes into it (and as OpenAPI describes it). */
+export const deleteOptionsSchema = struct(
   {
     kind: string(),
     apiVersion: string(),

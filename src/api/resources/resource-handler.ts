@@ -12,7 +12,7 @@ import { FieldValidationDirective } from '../validation/field-validation';
 import { deleteOptionsFor, writeOptionsFor } from './request-options';
 import { decodeObjectRequest } from '../validation/object-decoder';
 import { addWarning, warningSink } from './warnings';
-import { writeOptionsOf } from './write-options.interceptor';
+import { writeOptionsOf } from './request-options.pipe';
 import { ReadOptions } from './storage';
 import { ResolvedRequest, TargetResolver } from './target-resolver';
 import { WatchStream } from '../watch/watch-stream';

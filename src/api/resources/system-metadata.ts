@@ -1,9 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { KubeObject } from '../types';
 
-/** RFC 3339 at second precision, as kube serialises metav1.Time. */
+let stampSecond = NaN;
+let stampText = '';
+
+/** RFC 3339 at second precision, as kube serialises metav1.Time (formatted once a second). */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stampText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return stampText;
 }
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'; // kube's: no vowels, no confusable digits

@@ -1,5 +1,4 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
-import { Observable } from 'rxjs';
+import { Inject, Injectable } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { ApiRequest } from '../request-context';
 import { TargetResolver } from '../resources/target-resolver';
@@ -14,15 +13,13 @@ import { negotiateResponse } from './negotiation';
  * path that names no kind is left to the handler's 404.
  */
 @Injectable()
-export class NegotiationInterceptor implements NestInterceptor {
+export class ResponseNegotiation {
   constructor(
     private readonly resolver: TargetResolver,
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
   ) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const req = context.switchToHttp().getRequest<ApiRequest>();
+  prepare(req: ApiRequest): void {
     const info = req.requestInfo;
     if (info?.isResourceRequest) {
       const type = this.kindOf(req);
@@ -36,7 +33,6 @@ export class NegotiationInterceptor implements NestInterceptor {
         req.negotiation.format = negotiateResponse(req.headers.accept, req.negotiation.capabilities, watch);
       }
     }
-    return next.handle();
   }
 
   private kindOf(req: ApiRequest) {

@@ -1,0 +1,55 @@
+import { ManagedFieldsEntry } from '../api/types';
+import { Schema } from '../api/schema/schema';
+import { isPlainObject } from '../api/types';
+
+/**
+ * What a review body's managed fields depend on: which fields it sets (struct fields and
+ * granular map keys), the values of set lists and the keys of map lists — never the values
+ * of scalars or of atomic parts. Two bodies of one shape get the same `fieldsV1`.
+ */
+export function fieldShape(value: unknown, schema: Schema | undefined): string {
+  if (value === null) return 'n';
+  if (schema === undefined) return '?';
+  switch (schema.kind) {
+    case 'struct':
+    case 'map': {
+      if (!isPlainObject(value) || schema.mapType === 'atomic') return '*';
+      const keys = Object.keys(value).sort();
+      const child = (k: string) => (schema.kind === 'struct' ? schema.fields[k] : schema.values);
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${fieldShape(value[k], child(k))}`).join(',')}}`;
+    }
+    case 'list':
+      if (!Array.isArray(value) || schema.listType === 'atomic') return '*';
+      if (schema.listType === 'set') return JSON.stringify(value);
+      return `[${value.map((item) => `${JSON.stringify((schema.mapKeys ?? []).map((k) => (isPlainObject(item) ? item[k] : undefined)))}${fieldShape(item, schema.items)}`).join(',')}]`;
+    default:
+      return '*';
+  }
+}
+
+/** Bounded so odd clients cannot grow it: reviews come in few shapes. */
+const MAX_SHAPES = 512;
+
+/**
+ * Managed fields of review bodies, computed once per (manager, shape): a review is a fresh
+ * object every time, so its managedFields are a function of the body's shape, the manager
+ * and the current second. Hot path of every access review.
+ */
+export class ReviewManagedFields {
+  private readonly known = new Map<string, ManagedFieldsEntry[]>();
+
+  constructor(private readonly schema: Schema) {}
+
+  /** The body's managedFields at `time`, from `compute` the first time a shape is seen. */
+  of(body: Record<string, unknown>, manager: string, time: string, compute: () => ManagedFieldsEntry[] | undefined): ManagedFieldsEntry[] | undefined {
+    const key = `${manager}\u0000${fieldShape(body, this.schema)}`;
+    let entries = this.known.get(key);
+    if (entries === undefined) {
+      entries = compute() ?? [];
+      if (this.known.size >= MAX_SHAPES) this.known.clear();
+      this.known.set(key, entries);
+    }
+    if (entries.length === 0) return undefined;
+    return entries.map((e) => (e.time === undefined ? { ...e } : { ...e, time }));
+  }
+}
