@@ -11,8 +11,8 @@ export interface ApiRequest extends Request {
   userInfo?: UserInfo;
   /** The raw request body, kept for codecs that need the exact bytes. */
   rawBody?: Buffer;
-  /** The response format, chosen before any work by the content negotiation interceptor. */
+  /** The response format, chosen before any work by the request-options pipe. */
   negotiation?: Negotiation;
-  /** The options of a write (dryRun, fieldValidation, ...), parsed by the request-options.pipe. */
+  /** The options of a write (dryRun, fieldValidation, ...), parsed by the request-options pipe. */
   writeOptions?: RequestWriteOptions;
 }

@@ -30,7 +30,7 @@ export class RequestOptionsPipe implements PipeTransform<ApiRequest, ApiRequest>
 /** The request of a resource handler, with its options settled by `RequestOptionsPipe`. */
 export const ResourceRequest = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<ApiRequest>());
 
-/** The request's parsed write options (parsed now if the interceptor did not run). */
+/** The request's parsed write options (parsed now if the pipe did not run). */
 export function writeOptionsOf(req: ApiRequest): RequestWriteOptions {
   if (!req.writeOptions) {
     req.writeOptions = parseRequestWriteOptions({

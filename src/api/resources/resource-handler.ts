@@ -115,7 +115,7 @@ export class ResourceHandler {
     for (const warning of warnings) addWarning(res, warning);
   }
 
-  /** The format the negotiation interceptor chose (negotiated here when it did not run). */
+  /** The format the request-options pipe chose (negotiated here when it did not run). */
   private format(req: ApiRequest): ResponseFormat {
     if (req.negotiation?.format) return req.negotiation.format;
     const type = this.resolver.resolve(req.requestInfo).target.type;
