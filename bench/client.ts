@@ -13,6 +13,10 @@ export class BenchClient {
   }
 
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    return this.send(method, path, body, true);
+  }
+
+  private send(method: string, path: string, body: unknown, mayRetry: boolean): Promise<{ status: number; body: any }> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const url = new URL(path, this.baseUrl);
     return new Promise((resolve, reject) => {
@@ -32,7 +36,11 @@ export class BenchClient {
           });
         },
       );
-      req.on('error', reject);
+      // A kept-alive socket the server closed while idle fails on reuse: send once more (Node's advice).
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (mayRetry && req.reusedSocket && err.code === 'ECONNRESET') resolve(this.send(method, path, body, false));
+        else reject(err);
+      });
       if (payload) req.write(payload);
       req.end();
     });

@@ -7,7 +7,10 @@ import { resolveRequestInfo } from './request-info';
 @Injectable()
 export class RequestInfoMiddleware implements NestMiddleware {
   use(req: ApiRequest, _res: Response, next: NextFunction): void {
-    req.requestInfo = resolveRequestInfo(req.method, req.originalUrl, req.query as Record<string, unknown>);
+    // Express 5's req.query parses the query string again on every read: read it once.
+    const query = req.query;
+    Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+    req.requestInfo = resolveRequestInfo(req.method, req.originalUrl, query as Record<string, unknown>);
     next();
   }
 }

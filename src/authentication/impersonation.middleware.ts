@@ -24,6 +24,8 @@ export class ImpersonationMiddleware implements NestMiddleware {
   constructor(private readonly chain: AuthorizerChain) {}
 
   async use(req: ApiRequest, _res: Response, next: NextFunction): Promise<void> {
+    // Nearly no request impersonates: look at the header names before collecting anything.
+    if (!Object.keys(req.headers).some(isImpersonationHeader)) return next();
     let impersonation;
     try {
       impersonation = impersonationFromHeaders(headerPairs(req.rawHeaders));

@@ -10,6 +10,9 @@ import { StorageTestHooks } from '../storage/storage.module';
 import { ensureServingMaterial, ServingMaterial } from './certificates';
 import { writeAdminKubeconfig } from './kubeconfig';
 
+/** How long an idle keep-alive connection stays open. */
+const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
+
 export interface RunningServer {
   app: INestApplication;
   /** The https URL clients use. */
@@ -54,6 +57,13 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     // Nest's route-mapping chatter is 'log' level; operators see warnings and errors.
     logger: hooks.logLevels ?? ['warn', 'error', 'fatal'],
   });
+  // Clients (kubectl, informers, load balancers) keep connections open between requests;
+  // Node's 5 s default would close idle ones under them. 90 s, as kube-apiserver's idle timeout.
+  // kube answers without an X-Powered-By header.
+  (app.getHttpAdapter().getInstance() as { disable(setting: string): void }).disable('x-powered-by');
+  const http = app.getHttpServer() as import('node:https').Server;
+  http.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
+  http.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
   try {
     await app.listen(options.securePort, options.bindAddress);
   } catch (err) {
