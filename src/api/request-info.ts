@@ -118,6 +118,7 @@ export function resolveRequestInfo(method: string, rawPath: string, query: Recor
 }
 
 function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

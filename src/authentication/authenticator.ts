@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { errors } from '../api/errors';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { AuthenticationStrategy, TokenFileStrategy, X509Strategy } from './strategies';
+import { AuthenticationStrategy, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
 import { loadTokenFile } from './token-file';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from './user-info';
 
@@ -18,6 +18,11 @@ type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: st
 export class Authenticator {
   private readonly passport = new Passport();
   private readonly names: string[] = [];
+  /**
+   * Users proved by a connection's client certificate. x509 is asked first and a
+   * certificate cannot change, so later requests on that connection skip the strategies.
+   */
+  private readonly connectionUsers = new WeakMap<object, UserInfo>();
 
   constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {
     this.use(new X509Strategy());
@@ -30,19 +35,26 @@ export class Authenticator {
   }
 
   async authenticate(req: Request, res: Response): Promise<UserInfo> {
+    const known = this.connectionUsers.get(req.socket);
+    if (known) return this.authenticated(req, { ...known, groups: [...known.groups] });
     let failure: string | undefined;
     for (const name of this.names) {
       const outcome = await this.run(name, req, res);
       if (outcome.kind === 'success') {
-        // kube drops the credential once it has been used, so handlers never see it.
-        delete req.headers.authorization;
-        return withAuthenticatedGroup(outcome.user);
+        if (name === this.names[0] && name === X509_STRATEGY) this.connectionUsers.set(req.socket, { ...outcome.user, groups: [...outcome.user.groups] });
+        return this.authenticated(req, outcome.user);
       }
       if (outcome.kind === 'fail') failure ??= outcome.message;
     }
     if (failure !== undefined) throw errors.unauthorized();
     if (!this.options.anonymousAuth) throw errors.unauthorized();
     return anonymousUser();
+  }
+
+  private authenticated(req: Request, user: UserInfo): UserInfo {
+    // kube drops the credential once it has been used, so handlers never see it.
+    delete req.headers.authorization;
+    return withAuthenticatedGroup(user);
   }
 
   private run(name: string, req: Request, res: Response): Promise<Outcome> {

@@ -19,8 +19,10 @@ type CertificateVerdict = { user: UserInfo } | { refused: string } | null;
  * A connection's certificate cannot change, so its verdict is read once per TLS socket
  * (getPeerCertificate parses the certificate into a fresh object on every call).
  */
+export const X509_STRATEGY = 'x509';
+
 export class X509Strategy extends AuthenticationStrategy {
-  readonly name = 'x509';
+  readonly name = X509_STRATEGY;
   private readonly verdicts = new WeakMap<TLSSocket, CertificateVerdict>();
 
   authenticate(req: Request): void {

@@ -29,8 +29,24 @@ export class AuthorizationGuard implements CanActivate {
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
   ) {}
 
+  /** Whether a controller's handler is public: metadata is fixed at start, so it is read once. */
+  private readonly publicHandlers = new WeakMap<object, WeakMap<object, boolean>>();
+
+  private isPublic(context: ExecutionContext): boolean {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let handlers = this.publicHandlers.get(controller);
+    if (!handlers) this.publicHandlers.set(controller, (handlers = new WeakMap()));
+    let isPublic = handlers.get(handler);
+    if (isPublic === undefined) {
+      isPublic = Boolean(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]));
+      handlers.set(handler, isPublic);
+    }
+    return isPublic;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<ApiRequest>();
     const attrs = attributesOf(req.requestInfo, req.userInfo ?? anonymousUser(), req.query as Record<string, unknown>, {
       authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors'),

@@ -14,14 +14,24 @@ export function fieldShape(value: unknown, schema: Schema | undefined): string {
     case 'struct':
     case 'map': {
       if (!isPlainObject(value) || schema.mapType === 'atomic') return '*';
-      const keys = Object.keys(value).sort();
-      const child = (k: string) => (schema.kind === 'struct' ? schema.fields[k] : schema.values);
-      return `{${keys.map((k) => `${JSON.stringify(k)}:${fieldShape(value[k], child(k))}`).join(',')}}`;
+      // Keys in the body's order: another order is another (equally valid) memo entry.
+      let shape = '{';
+      for (const key of Object.keys(value)) {
+        const child = schema.kind === 'map' ? schema.values : Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
+        shape += `${JSON.stringify(key)}:${fieldShape(value[key], child)},`;
+      }
+      return `${shape}}`;
     }
-    case 'list':
+    case 'list': {
       if (!Array.isArray(value) || schema.listType === 'atomic') return '*';
       if (schema.listType === 'set') return JSON.stringify(value);
-      return `[${value.map((item) => `${JSON.stringify((schema.mapKeys ?? []).map((k) => (isPlainObject(item) ? item[k] : undefined)))}${fieldShape(item, schema.items)}`).join(',')}]`;
+      let shape = '[';
+      for (const item of value) {
+        const keys = (schema.mapKeys ?? []).map((k) => (isPlainObject(item) ? item[k] : undefined));
+        shape += `${JSON.stringify(keys)}${fieldShape(item, schema.items)},`;
+      }
+      return `${shape}]`;
+    }
     default:
       return '*';
   }

@@ -20,13 +20,19 @@ type Json = Record<string, unknown>;
 /** Go's omitempty over a struct's fields, keeping their order. */
 function omitEmpty(fields: Json): Json {
   const out: Json = {};
-  for (const [key, value] of Object.entries(fields)) {
+  for (const key in fields) {
+    const value = fields[key];
     if (value === undefined || value === '' || value === false) continue;
     if (Array.isArray(value) && value.length === 0) continue;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && isEmptyObject(value)) continue;
     out[key] = value;
   }
   return out;
+}
+
+function isEmptyObject(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 function sortedStringLists(map: Record<string, string[]> | undefined): Record<string, string[]> | undefined {

@@ -250,6 +250,8 @@ function parseDeleteParameters(src: OptionsSource): RequestWriteOptions {
 export function parseRequestWriteOptions(src: OptionsSource): RequestWriteOptions | undefined {
   switch (src.method.toUpperCase()) {
     case 'POST':
+      // Nearly every create has no options: the defaults, as the checks would give them.
+      if (Object.keys(src.query).length === 0) return { dryRun: false, fieldManager: undefined, fieldValidation: DEFAULT_FIELD_VALIDATION };
       return parseWriteParameters('CreateOptions', src);
     case 'PUT':
       return parseWriteParameters('UpdateOptions', src);

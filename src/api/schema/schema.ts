@@ -127,7 +127,8 @@ export function kindSchema(metadata: StructSchema, fields: Record<string, Schema
 export function childSchema(schema: Schema, key: string): Schema | undefined {
   switch (schema.kind) {
     case 'struct':
-      return schema.fields[key];
+      // Own fields only: a body key such as `constructor` is unknown, not Object's.
+      return Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
     case 'map':
       return schema.values;
     case 'any':

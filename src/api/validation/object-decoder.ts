@@ -2,6 +2,7 @@ import { decodeObjectBody } from '../codec/codecs';
 import { parseMediaType } from '../codec/media-type';
 import { errors } from '../errors';
 import { ResourceType } from '../resource-type';
+import { decodeCleanJson } from './clean-json-decoder';
 import { DocNode, valueToDoc } from './document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from './field-validation';
 import { JsonSyntaxError, parseJsonDocument } from './json-document';
@@ -99,6 +100,10 @@ export function decodeObjectRequest(
   directive: FieldValidationDirective,
 ): DecodedObject {
   const body = rawBody ?? Buffer.alloc(0);
+  if (parseMediaType(contentType ?? '').type === JSON_MEDIA) {
+    const clean = decodeCleanJson(body.toString('utf8'), type.schema);
+    if (clean) return { object: clean, warnings: [] };
+  }
   const strict = decodesStrictly(directive);
   const parsed = parseBody(contentType, body, type, strict);
   // Errors name the kind and version the body claims, defaulted from the URL.

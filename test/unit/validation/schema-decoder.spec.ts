@@ -23,6 +23,12 @@ describe('decoding by schema: unknown fields', () => {
     expect(result.value).toEqual({ metadata: { name: 'r' }, rules: [{ verbs: ['get'] }, { verbs: ['list'], resourceNames: [] }] });
   });
 
+  it('treats names of inherited object properties as unknown fields', () => {
+    const result = decodeJson('{"metadata":{"name":"r","toString":"x"},"constructor":{"a":1}}');
+    expect(result.strictErrors).toEqual(['unknown field "metadata.toString"', 'unknown field "constructor"']);
+    expect(result.value).toEqual({ metadata: { name: 'r' } });
+  });
+
   it('reports nothing below an unknown field, and accepts any key of a map', () => {
     const result = decodeJson('{"metadata":{"labels":{"any-key":"v"},"annotations":{"x":"y"}},"extra":{"deep":{"deeper":1}}}');
     expect(result.strictErrors).toEqual(['unknown field "extra"']);
