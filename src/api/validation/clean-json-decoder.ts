@@ -1,5 +1,6 @@
 import { Schema, StructSchema } from '../schema/schema';
 import { isPlainObject } from '../types';
+import { zeroOf } from './schema-decoder';
 
 /**
  * The fast path of body decoding. Nearly every request body is clean JSON: no repeated
@@ -94,19 +95,6 @@ class CleanWalk {
         return out;
       }
     }
-  }
-}
-
-/** Go's zero value of a list item or map value given null, as the document decoder fills in. */
-function zeroOf(schema: Schema): unknown {
-  switch (schema.kind) {
-    case 'scalar':
-      if (schema.format === 'int-or-string') return 0;
-      return schema.type === 'string' ? '' : schema.type === 'boolean' ? false : 0;
-    case 'struct':
-      return {};
-    default:
-      return null;
   }
 }
 

@@ -269,7 +269,7 @@ function childPath(parent: string, key: string): string {
 }
 
 /** The value Go leaves in a list item or map value given null: the type's zero value. */
-function zeroOf(schema: Schema): unknown {
+export function zeroOf(schema: Schema): unknown {
   switch (schema.kind) {
     case 'scalar':
       if (schema.format === 'int-or-string') return 0;
