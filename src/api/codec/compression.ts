@@ -17,12 +17,19 @@ export function gzipAccepted(acceptEncoding: string | string[] | undefined, gate
 
 /** The body as sent, and the headers that say how. */
 export interface EncodedBody {
-  body: Buffer;
+  /** Bytes, or UTF-8 text (a JSON or YAML body left as the string it was rendered as). */
+  body: Buffer | string;
   headers: Record<string, string>;
 }
 
 /** Compresses a body above the threshold when the client accepts gzip. */
-export function contentEncode(body: Buffer, gzip: boolean): EncodedBody {
-  if (!gzip || body.length <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
+export function contentEncode(body: Buffer | string, gzip: boolean): EncodedBody {
+  if (!gzip || byteLength(body) <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
   return { body: gzipSync(body, { level: GZIP_LEVEL }), headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } };
+}
+
+function byteLength(body: Buffer | string): number {
+  // A string has at least as many bytes as characters: count only when it could be over.
+  if (typeof body !== 'string') return body.length;
+  return body.length * 3 <= GZIP_THRESHOLD_BYTES ? body.length : Buffer.byteLength(body);
 }

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Status } from '../types';
 import { contentEncode } from './compression';
 import { negotiateErrorSerializer, RenderCapabilities, ResponseFormat } from './negotiation';
-import { MEDIA_TYPES, serialize } from './serializers';
+import { MEDIA_TYPES, serializeForResponse } from './serializers';
 import { RenderTarget, transformBody } from './transform';
 
 /** What negotiation decided for a request, kept on it for the handler and the error filter. */
@@ -17,7 +17,8 @@ export interface Negotiation {
 
 export interface RenderedBody {
   contentType: string;
-  body: Buffer;
+  /** Bytes, or UTF-8 text for JSON and YAML. */
+  body: Buffer | string;
 }
 
 /** A handler's result in the negotiated format: transformed, then serialized. */
@@ -25,14 +26,14 @@ export function renderResponse(format: ResponseFormat, body: unknown, target: Re
   const value = transformBody(format.transform, body, target);
   return {
     contentType: format.mediaType,
-    body: serialize(format.serializer, value, { pretty: pretty || format.pretty, type: target.type }),
+    body: serializeForResponse(format.serializer, value, { pretty: pretty || format.pretty, type: target.type }),
   };
 }
 
 /** An error Status in the format the Accept header allows for it, JSON otherwise. */
 export function renderStatus(status: Status, accept: string | undefined, capabilities: RenderCapabilities, pretty: boolean): RenderedBody {
   const serializer = negotiateErrorSerializer(accept, capabilities);
-  return { contentType: MEDIA_TYPES[serializer], body: serialize(serializer, status, { pretty }) };
+  return { contentType: MEDIA_TYPES[serializer], body: serializeForResponse(serializer, status, { pretty }) };
 }
 
 /** Sends a rendered body with its status code, compressing it when negotiated. */

@@ -12,11 +12,20 @@ export const MEDIA_TYPES: Record<SerializerName, string> = { json: JSON_MEDIA, y
  * meta kind) to name the message.
  */
 export function serialize(serializer: SerializerName, value: unknown, opts: { pretty?: boolean; type?: ResourceType } = {}): Buffer {
+  const out = serializeForResponse(serializer, value, opts);
+  return typeof out === 'string' ? Buffer.from(out) : out;
+}
+
+/**
+ * The same, with text formats left as strings: a response written as one string goes out
+ * with its headers in a single write, without copying the body into a buffer first.
+ */
+export function serializeForResponse(serializer: SerializerName, value: unknown, opts: { pretty?: boolean; type?: ResourceType } = {}): Buffer | string {
   switch (serializer) {
     case 'json':
-      return Buffer.from(JSON.stringify(value, null, opts.pretty ? 2 : undefined) + '\n');
+      return JSON.stringify(value, null, opts.pretty ? 2 : undefined) + '\n';
     case 'yaml':
-      return Buffer.from(YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 }));
+      return YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 });
     case 'protobuf': {
       const object = value as { apiVersion?: string; kind?: string };
       const kind = object.kind ?? '';

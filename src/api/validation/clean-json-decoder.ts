@@ -1,4 +1,4 @@
-import { Schema, StructSchema } from '../schema/schema';
+import { ScalarSchema, Schema, StructSchema } from '../schema/schema';
 import { isPlainObject } from '../types';
 import { zeroOf } from './schema-decoder';
 
@@ -22,79 +22,84 @@ export function decodeCleanJson(text: string, schema: StructSchema): Record<stri
   }
   if (!isPlainObject(parsed)) return undefined;
   const walk = new CleanWalk();
-  const value = walk.value(parsed, schema);
   // JSON.parse keeps one of repeated keys: fewer keys than the text has means repeats.
-  if (value === DECLINE || walk.keys !== keys || !isPlainObject(value)) return undefined;
-  return value;
+  if (walk.check(parsed, schema) !== Checked.Ok || walk.keys !== keys) return undefined;
+  return parsed;
 }
 
-const DECLINE = Symbol('decline');
-type Walked = unknown | typeof DECLINE;
+/** What checking a value found: it fits, it is null (its parent decides), or it does not fit. */
+const enum Checked {
+  Ok,
+  Null,
+  Decline,
+}
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
+/**
+ * Checks a freshly parsed value against the schema and settles nulls in place as the
+ * document decoder does (a null struct field is dropped, a null list item or map value
+ * becomes the zero value), so a clean body is used as parsed, without a copy.
+ */
 class CleanWalk {
   keys = 0;
 
-  value(value: unknown, schema: Schema): Walked {
+  check(value: unknown, schema: Schema): Checked {
+    if (value === null) return schema.kind === 'any' ? Checked.Ok : Checked.Null;
     switch (schema.kind) {
       case 'any':
         this.keys += countValueKeys(value);
-        return value;
+        return Checked.Ok;
       case 'scalar':
-        if (value === null) return undefined;
-        if (schema.format === 'int-or-string') return typeof value === 'string' || Number.isInteger(value) ? value : DECLINE;
-        switch (schema.type) {
-          case 'string':
-            return typeof value === 'string' ? value : DECLINE;
-          case 'boolean':
-            return typeof value === 'boolean' ? value : DECLINE;
-          case 'number':
-            return typeof value === 'number' ? value : DECLINE;
-          default:
-            if (!Number.isSafeInteger(value)) return DECLINE;
-            if ((schema.format === 'int32' || schema.typeName === 'int32') && ((value as number) < INT32_MIN || (value as number) > INT32_MAX)) return DECLINE;
-            return value;
-        }
+        return scalarFits(value, schema) ? Checked.Ok : Checked.Decline;
       case 'list': {
-        if (value === null) return undefined;
-        if (!Array.isArray(value)) return DECLINE;
-        const out = new Array(value.length);
+        if (!Array.isArray(value)) return Checked.Decline;
         for (let i = 0; i < value.length; i++) {
-          const item = this.value(value[i], schema.items);
-          if (item === DECLINE) return DECLINE;
-          out[i] = item === undefined ? zeroOf(schema.items) : item;
+          const item = this.check(value[i], schema.items);
+          if (item === Checked.Decline) return Checked.Decline;
+          if (item === Checked.Null) value[i] = zeroOf(schema.items);
         }
-        return out;
+        return Checked.Ok;
       }
       case 'map': {
-        if (value === null) return undefined;
-        if (!isPlainObject(value)) return DECLINE;
-        const out: Record<string, unknown> = {};
+        if (!isPlainObject(value)) return Checked.Decline;
         for (const key of Object.keys(value)) {
-          if (key === '__proto__') return DECLINE;
+          if (key === '__proto__') return Checked.Decline;
           this.keys++;
-          const item = this.value(value[key], schema.values);
-          if (item === DECLINE) return DECLINE;
-          out[key] = item === undefined ? zeroOf(schema.values) : item;
+          const item = this.check(value[key], schema.values);
+          if (item === Checked.Decline) return Checked.Decline;
+          if (item === Checked.Null) value[key] = zeroOf(schema.values);
         }
-        return out;
+        return Checked.Ok;
       }
       default: {
-        if (value === null) return undefined;
-        if (!isPlainObject(value)) return DECLINE;
-        const out: Record<string, unknown> = {};
+        if (!isPlainObject(value)) return Checked.Decline;
         for (const key of Object.keys(value)) {
-          if (!Object.hasOwn(schema.fields, key)) return DECLINE;
+          if (!Object.hasOwn(schema.fields, key)) return Checked.Decline;
           this.keys++;
-          const field = this.value(value[key], schema.fields[key]);
-          if (field === DECLINE) return DECLINE;
-          if (field !== undefined) out[key] = field;
+          const field = this.check(value[key], schema.fields[key]);
+          if (field === Checked.Decline) return Checked.Decline;
+          if (field === Checked.Null) delete value[key];
         }
-        return out;
+        return Checked.Ok;
       }
     }
+  }
+}
+
+function scalarFits(value: unknown, schema: ScalarSchema): boolean {
+  if (schema.format === 'int-or-string') return typeof value === 'string' || Number.isInteger(value);
+  switch (schema.type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'number':
+      return typeof value === 'number';
+    default:
+      if (!Number.isSafeInteger(value)) return false;
+      return !((schema.format === 'int32' || schema.typeName === 'int32') && ((value as number) < INT32_MIN || (value as number) > INT32_MAX));
   }
 }
 
