@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /** ABAC authorization (--authorization-mode=ABAC with --authorization-policy-file) through the real server. */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -14,8 +15,7 @@ describe('ABAC authorization', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'abac-e2e-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, ['alice-token,alice,uid-alice,"readers"', 'bob-token,bob,uid-bob', 'carl-token,carl,uid-carl', ''].join('\n'));
+    const tokens = writeTokenFile(dir, ['alice-token,alice,uid-alice,"readers"', 'bob-token,bob,uid-bob', 'carl-token,carl,uid-carl']);
     const policies = join(dir, 'policy.jsonl');
     writeFileSync(
       policies,

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeatureGates } from '../../src/config/feature-gates';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /**
  * Access reviews with `--authorization-mode=RBAC,Node,AlwaysDeny` and the selector gates on:
@@ -31,8 +32,7 @@ describe('access reviews: explicit denies and selectors (RBAC,Node,AlwaysDeny; A
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reviews-selectors-e2e-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, ['bob-token,bob,uid-bob', `node-token,${NODE_USER},uid-node,"system:nodes"`, ''].join('\n'));
+    const tokens = writeTokenFile(dir, ['bob-token,bob,uid-bob', `node-token,${NODE_USER},uid-node,"system:nodes"`]);
     server = await startTestServer({
       options: {
         authorizationModes: ['RBAC', 'Node', 'AlwaysDeny'],

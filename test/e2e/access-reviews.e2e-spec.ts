@@ -5,6 +5,7 @@ import * as https from 'node:https';
 import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
 import { kubectlWith } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /**
  * The access reviews over HTTPS with `--authorization-mode=RBAC,Node` (AuthorizeWithSelectors
@@ -23,18 +24,12 @@ const REVIEWER = { token: 'reviewer-token' };
 const NODE = { token: 'node-token' };
 
 function tokenFile(dir: string): string {
-  const path = join(dir, 'tokens.csv');
-  writeFileSync(
-    path,
-    [
-      'alice-token,alice,uid-alice,"devs"',
-      'bob-token,bob,uid-bob',
-      'reviewer-token,reviewer,uid-reviewer',
-      'node-token,system:node:n1,uid-node,"system:nodes"',
-      '',
-    ].join('\n'),
-  );
-  return path;
+  return writeTokenFile(dir, [
+    'alice-token,alice,uid-alice,"devs"',
+    'bob-token,bob,uid-bob',
+    'reviewer-token,reviewer,uid-reviewer',
+    'node-token,system:node:n1,uid-node,"system:nodes"',
+  ]);
 }
 
 const subject = (kind: string, name: string) => ({ kind, apiGroup: RBAC_GROUP, name });

@@ -1,17 +1,12 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 
 function tokenFile(dir: string): string {
-  const path = join(dir, 'tokens.csv');
-  writeFileSync(
-    path,
-    ['root-token,root,uid-root,"system:masters,ops"', 'alice-token,alice,uid-alice,"devs,qa"', 'bob-token,bob,uid-bob', ''].join('\n'),
-  );
-  return path;
+  return writeTokenFile(dir, ['root-token,root,uid-root,"system:masters,ops"', 'alice-token,alice,uid-alice,"devs,qa"', 'bob-token,bob,uid-bob']);
 }
 
 describe('authentication and the authorizer chain (AlwaysDeny)', () => {

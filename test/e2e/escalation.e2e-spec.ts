@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually';
 import { ClientIdentity, HttpResponse } from '../support/https-client';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /**
  * Escalation prevention through the real server: every write path of roles and bindings,
@@ -20,9 +21,7 @@ const ERIN: ClientIdentity = { token: 'erin-token' }; // may escalate roles in t
 const BOB: ClientIdentity = { token: 'bob-token' }; // may bind the secret-reader ClusterRole in the namespace
 
 function tokenFile(dir: string): string {
-  const path = join(dir, 'tokens.csv');
-  writeFileSync(path, ['alice-token,alice,uid-alice,"devs"', 'erin-token,erin,uid-erin', 'bob-token,bob,uid-bob', ''].join('\n'));
-  return path;
+  return writeTokenFile(dir, ['alice-token,alice,uid-alice,"devs"', 'erin-token,erin,uid-erin', 'bob-token,bob,uid-bob']);
 }
 
 type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };

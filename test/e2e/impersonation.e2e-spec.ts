@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /**
  * Impersonation with `--authorization-mode=RBAC`: each impersonated part (user, group,
@@ -28,8 +29,7 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'impersonation-e2e-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, ['impersonator-token,impersonator,uid-imp', 'alice-token,alice,uid-alice', ''].join('\n'));
+    const tokens = writeTokenFile(dir, ['impersonator-token,impersonator,uid-imp', 'alice-token,alice,uid-alice']);
     server = await startTestServer({ options: { authorizationModes: ['RBAC'], tokenAuthFile: tokens } });
     const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
     await created('/api/v1/namespaces', { metadata: { name: 'ns1' } });

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueClientCertificate } from '../../src/server/certificates';
@@ -7,6 +7,7 @@ import { dropTestSchema, newTestSchema } from '../support/db';
 import { HttpsClient, HttpResponse } from '../support/https-client';
 import { createScratchDatabase, reachablePostgres } from '../support/postgres';
 import { startTestServer, TestServer } from '../support/test-server';
+import { writeTokenFile } from '../support/token-file';
 
 /**
  * RBAC authorization through the real server: the index follows writes (local and from
@@ -23,17 +24,11 @@ const BOB = { token: 'bob-token' };
 const ROBOT = { token: 'robot-token' };
 
 function tokenFile(dir: string): string {
-  const path = join(dir, 'tokens.csv');
-  writeFileSync(
-    path,
-    [
-      'alice-token,alice,uid-alice,"devs"',
-      'bob-token,bob,uid-bob',
-      'robot-token,system:serviceaccount:team:robot,uid-robot,"system:serviceaccounts,system:serviceaccounts:team"',
-      '',
-    ].join('\n'),
-  );
-  return path;
+  return writeTokenFile(dir, [
+    'alice-token,alice,uid-alice,"devs"',
+    'bob-token,bob,uid-bob',
+    'robot-token,system:serviceaccount:team:robot,uid-robot,"system:serviceaccounts,system:serviceaccounts:team"',
+  ]);
 }
 
 const clusterRole = (name: string, rules: object[]) => ({ metadata: { name }, rules });

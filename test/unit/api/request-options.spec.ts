@@ -1,17 +1,7 @@
-import { StatusError } from '../../../src/api/errors';
+import { statusOf } from '../../support/status-of';
 import { OptionsSource, parseRequestWriteOptions } from '../../../src/api/resources/request-options';
 
 const parse = (src: Partial<OptionsSource>) => parseRequestWriteOptions({ method: 'POST', query: {}, headers: {}, ...src });
-
-function statusOf(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 describe('write options', () => {
   it('defaults: no dry run, fieldValidation Warn', () => {

@@ -1,4 +1,4 @@
-import { StatusError } from '../../../src/api/errors';
+import { statusOf } from '../../support/status-of';
 import { FieldError, fieldErrorMessage } from '../../../src/api/field-errors';
 import { ResourceType, StrategyContext } from '../../../src/api/resource-type';
 import { KubeObject } from '../../../src/api/types';
@@ -36,16 +36,6 @@ function update(type: ResourceType, next: Record<string, unknown>, old: KubeObje
   if (type.namespaced) obj.metadata.namespace = 'ns';
   type.strategy.prepareForUpdate?.(obj, old, ctx);
   return { obj, errs: type.strategy.validateUpdate(obj, old, ctx).map(fieldErrorMessage) };
-}
-
-function decodeFailure(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err;
-    throw err;
-  }
-  throw new Error('expected a StatusError');
 }
 
 describe('core kinds as discovery shows them', () => {
@@ -141,7 +131,7 @@ describe('Pod', () => {
   });
 
   it('answers a bad quantity with kube\'s 400 decode error', () => {
-    const err = decodeFailure(() =>
+    const err = statusOf(() =>
       create(podType, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: 'lots' } } }] } }),
     );
     expect(err.code).toBe(400);
@@ -183,7 +173,7 @@ describe('Secret', () => {
   });
 
   it('answers data that is not base64 with kube\'s 400', () => {
-    const err = decodeFailure(() => create(secretType, { metadata: { name: 's' }, data: { a: 'not base64!' } }));
+    const err = statusOf(() => create(secretType, { metadata: { name: 's' }, data: { a: 'not base64!' } }));
     expect(err.code).toBe(400);
     expect(err.message).toBe('Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3');
   });
@@ -226,7 +216,7 @@ describe('ConfigMap', () => {
       'data[a]: Invalid value: "a": duplicate of key present in binaryData',
       `data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
     ]);
-    expect(decodeFailure(() => create(configMapType, { metadata: { name: 'c' }, binaryData: { a: 'AAA' } })).message).toBe(
+    expect(statusOf(() => create(configMapType, { metadata: { name: 'c' }, binaryData: { a: 'AAA' } })).message).toBe(
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0',
     );
   });

@@ -1,4 +1,4 @@
-import { StatusError } from '../../../src/api/errors';
+import { statusOf } from '../../support/status-of';
 import { applyPatch, parsePatch, ParsedPatch } from '../../../src/api/patch/patcher';
 import { roleBindingType, roleType } from '../../../src/rbac/kinds';
 
@@ -12,16 +12,6 @@ const role = {
 const parsed = (type: ParsedPatch['type'], body: unknown) => parsePatch(type, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
 const run = (type: ParsedPatch['type'], body: unknown, directive: 'Ignore' | 'Warn' | 'Strict' = 'Warn', kind = roleType) =>
   applyPatch(kind, structuredClone(role) as Record<string, unknown>, parsed(type, body), directive);
-
-function statusOf(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 describe('patch flows', () => {
   it('a patch body that is not JSON is 400 "invalid JSON patch"', () => {

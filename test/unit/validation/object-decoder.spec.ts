@@ -1,4 +1,4 @@
-import { StatusError } from '../../../src/api/errors';
+import { statusOf } from '../../support/status-of';
 import { decodeObjectRequest } from '../../../src/api/validation/object-decoder';
 import { roleType } from '../../../src/rbac/kinds';
 
@@ -6,16 +6,6 @@ const JSON_TYPE = 'application/json';
 const YAML_TYPE = 'application/yaml';
 const decode = (body: string, directive: 'Ignore' | 'Warn' | 'Strict' = 'Warn', contentType = JSON_TYPE) =>
   decodeObjectRequest(contentType, Buffer.from(body), roleType, directive);
-
-function statusOf(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 const withUnknown = '{"apiVersion":"rbac.authorization.platform.io/v1","kind":"Role","metadata":{"name":"r","name":"s"},"spec":{"x":1},"rules":[]}';
 
