@@ -22,10 +22,11 @@ export class Authenticator {
    * Users proved by a connection's client certificate. x509 is asked first and a
    * certificate cannot change, so later requests on that connection skip the strategies.
    */
-  private readonly connectionUsers = new WeakMap<object, UserInfo>();
+  private readonly connectionUsers = new WeakMap<object, { user: UserInfo; until: number }>();
+  private readonly x509 = new X509Strategy();
 
   constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {
-    this.use(new X509Strategy());
+    this.use(this.x509);
     if (options.tokenAuthFile) this.use(new TokenFileStrategy(loadTokenFile(options.tokenAuthFile)));
   }
 
@@ -36,12 +37,14 @@ export class Authenticator {
 
   async authenticate(req: Request, res: Response): Promise<UserInfo> {
     const known = this.connectionUsers.get(req.socket);
-    if (known) return this.authenticated(req, { ...known, groups: [...known.groups] });
+    if (known && Date.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     let failure: string | undefined;
     for (const name of this.names) {
       const outcome = await this.run(name, req, res);
       if (outcome.kind === 'success') {
-        if (name === this.names[0] && name === X509_STRATEGY) this.connectionUsers.set(req.socket, { ...outcome.user, groups: [...outcome.user.groups] });
+        if (name === this.names[0] && name === X509_STRATEGY) {
+          this.connectionUsers.set(req.socket, { user: { ...outcome.user, groups: [...outcome.user.groups] }, until: this.x509.validUntil(req.socket) });
+        }
         return this.authenticated(req, outcome.user);
       }
       if (outcome.kind === 'fail') failure ??= outcome.message;

@@ -11,8 +11,14 @@ export abstract class AuthenticationStrategy extends Strategy {
   abstract readonly name: string;
 }
 
-/** What a connection's client certificate says: an identity, a refusal, or nothing presented. */
-type CertificateVerdict = { user: UserInfo } | { refused: string } | null;
+/**
+ * What a connection's client certificate says: an identity (until the certificate expires),
+ * a refusal, or nothing presented.
+ */
+type CertificateVerdict = { user: UserInfo; notAfter: number } | { refused: string } | null;
+
+/** kube's x509 authenticator checks validity at every request, so a kept-alive connection outlives no certificate. */
+export const CERTIFICATE_EXPIRED = 'x509: certificate has expired or is not yet valid';
 
 /**
  * Client certificates verified by the TLS layer against the client CAs: CN = user, O = groups.
@@ -35,7 +41,14 @@ export class X509Strategy extends AuthenticationStrategy {
     }
     if (verdict === null) return this.pass();
     if ('refused' in verdict) return this.fail(verdict.refused, 401);
+    if (Date.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
     this.success({ ...verdict.user, groups: [...verdict.user.groups] });
+  }
+
+  /** Until when a connection's certificate vouches for its user (for callers that remember the user). */
+  validUntil(socket: object): number {
+    const verdict = this.verdicts.get(socket as TLSSocket);
+    return verdict && 'user' in verdict ? verdict.notAfter : 0;
   }
 }
 
@@ -47,7 +60,8 @@ function certificateVerdict(socket: TLSSocket): CertificateVerdict {
   const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
   if (!cn) return { refused: 'x509: certificate has no common name' };
   const o = subject.O;
-  return { user: { username: cn, groups: o === undefined ? [] : Array.isArray(o) ? o : [o] } };
+  const notAfter = Date.parse(cert.valid_to);
+  return { user: { username: cn, groups: o === undefined ? [] : Array.isArray(o) ? o : [o] }, notAfter: Number.isNaN(notAfter) ? 0 : notAfter };
 }
 
 /** `Authorization: Bearer <token>` looked up in the --token-auth-file table. */

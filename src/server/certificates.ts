@@ -112,14 +112,20 @@ export function issueServingCertificate(caCertPem: string, caKeyPem: string, bin
 }
 
 /** A client certificate: CN = user name, each O = a group (kube's x509 authenticator). */
-export function issueClientCertificate(caCertPem: string, caKeyPem: string, commonName: string, organizations: string[]): { certPem: string; keyPem: string } {
+export function issueClientCertificate(
+  caCertPem: string,
+  caKeyPem: string,
+  commonName: string,
+  organizations: string[],
+  validDays = 365,
+): { certPem: string; keyPem: string } {
   const keys = newKeyPair();
   const certPem = buildCertificate({
     subject: [{ name: 'commonName', value: commonName }, ...organizations.map((value) => ({ name: 'organizationName', value }))],
     issuer: subjectOf(caCertPem),
     publicKey: keys.publicKey,
     signingKeyPem: caKeyPem,
-    validDays: 365,
+    validDays,
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },

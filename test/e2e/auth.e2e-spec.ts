@@ -1,3 +1,5 @@
+import * as crypto from 'node:crypto';
+import * as https from 'node:https';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -61,6 +63,34 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
     const foreign = issueClientCertificate(foreignCa.certPem, foreignCa.keyPem, 'mallory', ['system:masters']);
     const res = await server.anonymous.get(`${RBAC}/clusterroles`, { as: { cert: foreign.certPem, key: foreign.keyPem } });
     expect(res.status).toBe(401);
+  });
+
+  it('stops accepting a client certificate that expires while its connection stays open', async () => {
+    const m = server.running.material;
+    // Valid for about 3 s (X.509 times are whole seconds).
+    const shortLived = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'short-lived', ['system:masters'], 3 / 86_400);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: m.caCertPem, cert: shortLived.certPem, key: shortLived.keyPem });
+    const get = () =>
+      new Promise<{ status: number; reused: boolean; body: any }>((resolve, reject) => {
+        const req = https.request(new URL(`${RBAC}/clusterroles`, server.url), { agent }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect((await get()).status).toBe(200);
+      const notAfter = Date.parse(new crypto.X509Certificate(shortLived.certPem).validTo);
+      await new Promise((r) => setTimeout(r, Math.max(0, notAfter - Date.now()) + 1100));
+      const late = await get();
+      expect(late.reused).toBe(true);
+      expect(late.status).toBe(401);
+      expect(late.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('keeps health and version open to anonymous callers', async () => {
