@@ -7,6 +7,24 @@ export interface GroupVersions {
   versions: string[];
 }
 
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+/**
+ * Another group/version whose paths some served kinds also answer, as if addressed by
+ * their own (kubectl posts its reviews to kube's `authorization.k8s.io/v1`). An alias is
+ * neither listed in discovery nor in OpenAPI; requests through it are authorized as the
+ * served group and their bodies speak the alias's apiVersion.
+ */
+export interface GroupVersionAlias {
+  alias: GroupVersion;
+  served: GroupVersion;
+  /** The plurals of the served kinds the alias answers. */
+  resources: string[];
+}
+
 /** A served kind: its definition and the storage that implements its verbs. */
 export interface RegisteredResource {
   type: ResourceType;
@@ -20,6 +38,8 @@ export interface RegisteredResource {
 @Injectable()
 export class ResourceRegistry {
   private readonly entries = new Map<string, RegisteredResource>();
+  /** Alias `<group>/<version>/<plural>` -> the served group/version. */
+  private readonly aliases = new Map<string, GroupVersion>();
 
   register(type: ResourceType, storage: ResourceStorage): void {
     const id = this.id(type.group, type.version, type.plural);
@@ -29,6 +49,20 @@ export class ResourceRegistry {
       if (!storage[VERB_METHODS[verb]]) throw new Error(`resource ${id} declares verb ${verb} but its storage lacks ${VERB_METHODS[verb]}`);
     }
     this.entries.set(id, { type, storage });
+  }
+
+  registerAlias({ alias, served, resources }: GroupVersionAlias): void {
+    for (const plural of resources) {
+      if (!this.lookup(served.group, served.version, plural)) throw new Error(`alias of ${this.id(served.group, served.version, plural)}, which is not registered`);
+      const id = this.id(alias.group, alias.version, plural);
+      if (this.entries.has(id) || this.aliases.has(id)) throw new Error(`alias ${id} registered twice or over a served resource`);
+      this.aliases.set(id, served);
+    }
+  }
+
+  /** The served group/version a path's group/version/plural is an alias of, if any. */
+  aliasOf(group: string, version: string, plural: string): GroupVersion | undefined {
+    return this.aliases.get(this.id(group, version, plural));
   }
 
   lookup(group: string, version: string, plural: string): RegisteredResource | undefined {

@@ -1,16 +1,31 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
+import { ResourceRegistry } from './registry';
 import { ApiRequest } from './request-context';
-import { resolveRequestInfo } from './request-info';
+import { RequestInfo, resolveRequestInfo } from './request-info';
+import { apiVersionOf } from './resource-type';
 
-/** First stage of the pipeline: what the request is about, for authorization and handlers. */
+/**
+ * First stage of the pipeline: what the request is about, for authorization and handlers.
+ * A path through an alias group/version is resolved to the served one here, so everything
+ * after (authorization included) sees the served group.
+ */
 @Injectable()
 export class RequestInfoMiddleware implements NestMiddleware {
+  constructor(private readonly registry: ResourceRegistry) {}
+
   use(req: ApiRequest, _res: Response, next: NextFunction): void {
     // Express 5's req.query parses the query string again on every read: read it once.
     const query = req.query;
     Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
-    req.requestInfo = resolveRequestInfo(req.method, req.originalUrl, query as Record<string, unknown>);
+    req.requestInfo = this.unalias(resolveRequestInfo(req.method, req.originalUrl, query as Record<string, unknown>));
     next();
+  }
+
+  private unalias(info: RequestInfo): RequestInfo {
+    if (!info.isResourceRequest || info.apiPrefix !== 'apis') return info;
+    const served = this.registry.aliasOf(info.apiGroup, info.apiVersion, info.resource);
+    if (!served) return info;
+    return { ...info, aliasApiVersion: apiVersionOf({ group: info.apiGroup, version: info.apiVersion }), apiGroup: served.group, apiVersion: served.version };
   }
 }

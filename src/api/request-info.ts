@@ -20,6 +20,12 @@ export interface RequestInfo {
   name: string;
   /** Path segments after group/version (after namespaces/{ns} when that is a scope). */
   parts: string[];
+  /**
+   * Set when the path named an alias of a served group/version (see the registry's
+   * aliases): the apiVersion it named, which bodies speak. apiGroup and apiVersion then
+   * name the served group/version, which authorizers and handlers see.
+   */
+  aliasApiVersion?: string;
 }
 
 const methodVerbs: Record<string, string> = {

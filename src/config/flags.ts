@@ -171,6 +171,11 @@ function program(): Command {
         .argParser(featureGates)
         .default(FeatureGates.defaults(), ''),
     )
+    .addOption(
+      new Option('--kubectl-review-aliases [bool]', 'also answer the access reviews and SelfSubjectReview at the authorization.k8s.io and authentication.k8s.io paths kubectl posts to')
+        .argParser(bool)
+        .default(d.kubectlReviewAliases),
+    )
     .addOption(new Option('--migrate-only', 'apply database migrations and exit'));
 }
 
@@ -228,6 +233,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     authorizationPolicyFile: o.authorizationPolicyFile,
     enableAdmissionPlugins: o.enableAdmissionPlugins,
     maxRequestBodyBytes: o.maxRequestBytes,
+    kubectlReviewAliases: o.kubectlReviewAliases,
     migrateOnly: !!o.migrateOnly,
   });
 }

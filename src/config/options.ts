@@ -37,6 +37,11 @@ export interface ServerOptions {
   enableAdmissionPlugins: string[];
   /** --max-request-bytes: largest request body accepted (default 3 MiB, as kube). */
   maxRequestBodyBytes: number;
+  /**
+   * --kubectl-review-aliases (default true): also answer the review kinds at kube's
+   * `authorization.k8s.io` and `authentication.k8s.io` paths, where kubectl posts them.
+   */
+  kubectlReviewAliases: boolean;
   /** --migrate-only: apply migrations and exit. */
   migrateOnly: boolean;
   /** Write <data-dir>/admin.kubeconfig once the port is known. */
@@ -72,6 +77,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
     enableAdmissionPlugins: [],
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,
+    kubectlReviewAliases: true,
     migrateOnly: false,
     writeAdminKubeconfig: true,
     bookmarkIntervalMs: 60_000,

@@ -4,7 +4,7 @@ import { KubeObject } from '../api/types';
 import { UserInfo } from '../authentication/user-info';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { reviewAttributes, reviewedUser, reviewEvaluationError, ReviewAttributeOptions } from './access-review-attributes';
-import { ReviewRequest, reviewInvalid } from './review-request';
+import { ReviewRequest } from './review-request';
 import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec, SubjectAccessReviewStatus } from './review-types';
 import { accessReviewSpecToWire, accessReviewStatusToWire, reviewMetadataToWire } from './review-wire';
 
@@ -51,7 +51,7 @@ export class AccessReviewStorage implements ResourceStorage {
     const object = review as unknown as KubeObject;
     this.type.strategy.prepareForCreate?.(object, ctx);
     const errs = this.type.strategy.validate(object, ctx);
-    if (errs.length) throw reviewInvalid(this.type.group, errs);
+    if (errs.length) throw this.request.invalid(target, errs);
 
     const attrs = reviewAttributes(this.subject(spec, opts.user), spec, options);
     const result = await this.chain.authorize(attrs);
@@ -61,7 +61,7 @@ export class AccessReviewStorage implements ResourceStorage {
       reason: result.reason,
       evaluationError: reviewEvaluationError(result.evaluationError, attrs),
     };
-    const answer = this.request.answer({
+    const answer = this.request.answer(target, {
       metadata: reviewMetadataToWire(review.metadata),
       spec: accessReviewSpecToWire(spec),
       status: accessReviewStatusToWire(status),

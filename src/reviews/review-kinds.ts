@@ -1,4 +1,5 @@
 import { FieldError } from '../api/field-errors';
+import { GroupVersionAlias } from '../api/registry';
 import { ResourceStrategy, ResourceType, StrategyContext } from '../api/resource-type';
 import { StructSchema } from '../api/schema/schema';
 import { KubeObject } from '../api/types';
@@ -105,3 +106,22 @@ export const selfSubjectReviewType = reviewType(
   selfSubjectReviewSchema,
   reviewStrategy(() => []),
 );
+
+/**
+ * kubectl hard-codes kube's group names for the reviews it posts (`auth can-i` and `--list`
+ * to `authorization.k8s.io/v1`; `auth whoami` to `authentication.k8s.io/v1`, then v1beta1,
+ * then v1alpha1, where kubectl 1.27 starts). With --kubectl-review-aliases the same kinds
+ * answer there, in the apiVersion posted (every SelfSubjectReview version has one shape).
+ */
+export const KUBECTL_REVIEW_ALIASES: GroupVersionAlias[] = [
+  {
+    alias: { group: 'authorization.k8s.io', version: 'v1' },
+    served: { group: AUTHORIZATION_GROUP, version: REVIEW_VERSION },
+    resources: [localSubjectAccessReviewType, selfSubjectAccessReviewType, selfSubjectRulesReviewType, subjectAccessReviewType].map((t) => t.plural),
+  },
+  ...['v1', 'v1beta1', 'v1alpha1'].map((version) => ({
+    alias: { group: 'authentication.k8s.io', version },
+    served: { group: AUTHENTICATION_GROUP, version: REVIEW_VERSION },
+    resources: [selfSubjectReviewType.plural],
+  })),
+];

@@ -11,16 +11,23 @@ import { ReviewObject } from './review-types';
 import { ReviewManagedFields } from './review-managed-fields';
 import { nowTimestamp } from '../api/resources/system-metadata';
 
+/** How one apiVersion of a review kind records managed fields. */
+interface VersionFields {
+  fields: FieldManager;
+  managed: ReviewManagedFields;
+}
+
 /**
  * What kube's create handler does to a review's body before the review's storage sees it:
  * the body's apiVersion and kind must be the kind's, the namespace is the request's (a
  * namespaced review defaults to it, a cluster-scoped one drops it), and the write is
  * recorded in managedFields under the request's field manager. Nothing else of the
  * generic create runs: reviews get no name, uid or timestamp and are never stored.
+ * A review posted through an alias group/version (kubectl's `authorization.k8s.io/v1`)
+ * speaks that apiVersion throughout: the body's, the answer's and its managedFields'.
  */
 export class ReviewRequest {
-  private readonly fields: FieldManager;
-  private readonly managed: ReviewManagedFields;
+  private readonly byVersion = new Map<string, VersionFields>();
 
   /**
    * `zero`: the kind's empty object as kube's encoder writes it (a non-pointer struct such
@@ -29,36 +36,34 @@ export class ReviewRequest {
   constructor(
     private readonly type: ResourceType,
     private readonly zero: Record<string, unknown> = {},
-  ) {
-    this.fields = new FieldManager({ apiVersion: apiVersionOf(type), schema: type.schema });
-    this.managed = new ReviewManagedFields(type.schema);
-  }
+  ) {}
 
   /** The review as the storage answers it: checked TypeMeta, namespace, managedFields. */
   decode<Spec>(target: Target, body: Record<string, unknown>, opts: WriteOptions): ReviewObject<Spec> & { metadata: ObjectMeta } {
-    this.checkTypeMeta(body);
+    this.checkTypeMeta(target, body);
     // The decoded body belongs to this request alone: it becomes the answer as is.
     const review = body as unknown as ReviewObject<Spec> & { metadata: ObjectMeta };
     review.metadata = (review.metadata ?? {}) as ObjectMeta;
     this.placeInNamespace(review.metadata, target);
+    const { fields, managed } = this.versionFields(this.apiVersion(target));
     const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
-    const record = (obj: KubeObject) => this.fields.update({ ...structuredClone(this.zero), metadata: {} } as KubeObject, obj, manager);
+    const record = (obj: KubeObject) => fields.update({ ...structuredClone(this.zero), metadata: {} } as KubeObject, obj, manager);
     // Managed fields a client sends are honoured (or reset) by the field manager itself.
     if (review.metadata.managedFields !== undefined) record(review as KubeObject);
     else {
-      const managed = this.managed.of(review as unknown as Record<string, unknown>, manager, nowTimestamp(), () => {
+      const entries = managed.of(review as unknown as Record<string, unknown>, manager, nowTimestamp(), () => {
         const copy = structuredClone(review) as KubeObject;
         record(copy);
         return copy.metadata.managedFields;
       });
-      if (managed) review.metadata.managedFields = managed;
+      if (entries) review.metadata.managedFields = entries;
     }
     return review;
   }
 
-  /** A body only answers the kind it is posted to. */
-  checkTypeMeta(body: Record<string, unknown>): void {
-    const apiVersion = apiVersionOf(this.type);
+  /** A body only answers the kind (and apiVersion) it is posted to. */
+  checkTypeMeta(target: Target, body: Record<string, unknown>): void {
+    const apiVersion = this.apiVersion(target);
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
     }
@@ -80,8 +85,27 @@ export class ReviewRequest {
   }
 
   /** The review kind as JSON: its TypeMeta first, then the given fields. */
-  answer(fields: Record<string, unknown>): KubeObject {
-    return { kind: this.type.kind, apiVersion: apiVersionOf(this.type), ...fields } as KubeObject;
+  answer(target: Target, fields: Record<string, unknown>): KubeObject {
+    return { kind: this.type.kind, apiVersion: this.apiVersion(target), ...fields } as KubeObject;
+  }
+
+  /** The 422 of an invalid review, naming the group the request addressed. */
+  invalid(target: Target, errs: FieldError[]): StatusError {
+    const apiVersion = this.apiVersion(target);
+    return reviewInvalid(apiVersion.slice(0, apiVersion.lastIndexOf('/')), errs);
+  }
+
+  private apiVersion(target: Target): string {
+    return target.aliasApiVersion ?? apiVersionOf(this.type);
+  }
+
+  private versionFields(apiVersion: string): VersionFields {
+    let found = this.byVersion.get(apiVersion);
+    if (!found) {
+      found = { fields: new FieldManager({ apiVersion, schema: this.type.schema }), managed: new ReviewManagedFields(this.type.schema) };
+      this.byVersion.set(apiVersion, found);
+    }
+    return found;
   }
 }
 

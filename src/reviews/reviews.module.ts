@@ -4,6 +4,7 @@ import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AccessReviewStorage, callerSubject, specSubject } from './access-review-storage';
 import {
+  KUBECTL_REVIEW_ALIASES,
   localSubjectAccessReviewType,
   selfSubjectAccessReviewType,
   selfSubjectReviewType,
@@ -17,7 +18,8 @@ import { SelfSubjectReviewStorage } from './self-subject-review-storage';
  * The virtual review kinds: SubjectAccessReview, LocalSubjectAccessReview,
  * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization.platform.io/v1) and
  * SelfSubjectReview (authentication.platform.io/v1), each a create-only storage that asks
- * the authorizer chain (or reads the caller) and stores nothing.
+ * the authorizer chain (or reads the caller) and stores nothing. With
+ * --kubectl-review-aliases they also answer at kube's group names, where kubectl posts.
  */
 @Module({})
 export class ReviewsModule implements OnModuleInit {
@@ -41,5 +43,6 @@ export class ReviewsModule implements OnModuleInit {
     this.registry.register(selfSubjectRulesReviewType, new RulesReviewStorage(selfSubjectRulesReviewType, this.chain));
     this.registry.register(subjectAccessReviewType, new AccessReviewStorage(subjectAccessReviewType, this.chain, specSubject, attributeOptions));
     this.registry.register(selfSubjectReviewType, new SelfSubjectReviewStorage(selfSubjectReviewType));
+    if (this.options.kubectlReviewAliases) for (const alias of KUBECTL_REVIEW_ALIASES) this.registry.registerAlias(alias);
   }
 }

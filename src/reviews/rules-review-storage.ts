@@ -22,12 +22,12 @@ export class RulesReviewStorage implements ResourceStorage {
     this.request = new ReviewRequest(type);
   }
 
-  async create(_target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
-    this.request.checkTypeMeta(body);
+  async create(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
+    this.request.checkTypeMeta(target, body);
     const namespace = (body as RulesReview).spec?.namespace;
     if (!namespace) throw errors.badRequest('no namespace on request');
     const rules = await this.chain.rulesFor(opts.user, namespace);
-    const answer = this.request.answer({ metadata: { creationTimestamp: null }, spec: {}, status: rulesReviewStatusToWire(rules) });
+    const answer = this.request.answer(target, { metadata: { creationTimestamp: null }, spec: {}, status: rulesReviewStatusToWire(rules) });
     return { object: answer, created: true };
   }
 }

@@ -16,9 +16,9 @@ export class SelfSubjectReviewStorage implements ResourceStorage {
     this.request = new ReviewRequest(type);
   }
 
-  async create(_target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
-    this.request.checkTypeMeta(body);
-    const answer = this.request.answer({
+  async create(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
+    this.request.checkTypeMeta(target, body);
+    const answer = this.request.answer(target, {
       metadata: { creationTimestamp: nowTimestamp() },
       status: { userInfo: userInfoToWire(opts.user) },
     });

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually';
-import { Kubectl, kubectlFor } from '../support/kubectl';
+import { Kubectl, kubectlFor, spawnKubectl } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
 
 /** kubectl against the server with the admin kubeconfig the server wrote, as a user would. */
@@ -108,18 +107,14 @@ describe('kubectl scenario', () => {
   });
 
   it('follows changes with get -w', async () => {
-    const child = spawn('kubectl', ['--kubeconfig', server.kubeconfigPath, 'get', 'roles.rbac.authorization.platform.io', '-n', 'default', '-w', '-o', 'name'], {
-      env: { ...process.env, HOME: server.dataDir },
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const watch = spawnKubectl(server, 'get', 'roles.rbac.authorization.platform.io', '-n', 'default', '-w', '-o', 'name');
     try {
       await new Promise((r) => setTimeout(r, 1500));
       const created = await server.admin.post('/apis/rbac.authorization.platform.io/v1/namespaces/default/roles', { metadata: { name: 'watched' }, rules: [] });
       expect(created.status).toBe(201);
-      await eventually(() => expect(out).toContain('role.rbac.authorization.platform.io/watched'), 10000);
+      await eventually(() => expect(watch.output()).toContain('role.rbac.authorization.platform.io/watched'), 10000);
     } finally {
-      child.kill();
+      watch.stop();
     }
   });
 });

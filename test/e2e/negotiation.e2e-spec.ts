@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import * as https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import * as YAML from 'yaml';
@@ -6,7 +5,7 @@ import { lengthDelimited, PROTOBUF_PREFIX } from '../../src/api/codec/protobuf/e
 import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
 import { ClientIdentity } from '../support/https-client';
 import { eventually } from '../support/eventually';
-import { Kubectl, kubectlFor } from '../support/kubectl';
+import { Kubectl, kubectlFor, spawnKubectl } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
 
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -141,15 +140,15 @@ describe('content negotiation', () => {
     it('falls back along the list in preference order', async () => {
       expect((await raw('GET', `${RB}/readers`, { Accept: 'text/html, application/yaml' })).headers['content-type']).toBe('application/yaml');
       expect((await raw('GET', `${RB}/readers`, { Accept: 'application/json;q=0.5, application/yaml' })).headers['content-type']).toBe('application/yaml');
-      const kubectl = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
-      const res = await raw('GET', RB, { Accept: kubectl });
+      const unknownGroup = 'application/json;as=Table;v=v1;g=meta.example.io,application/json';
+      const res = await raw('GET', RB, { Accept: unknownGroup });
       expect(JSON.parse(res.body.toString()).kind).toBe('RoleBindingList');
       const protobufTable = await raw('GET', RB, { Accept: `${PROTOBUF};as=Table;g=meta.platform.io;v=v1, application/json` });
       expect(JSON.parse(protobufTable.body.toString()).kind).toBe('RoleBindingList');
     });
 
     it('answers 406 NotAcceptable in JSON when nothing is acceptable', async () => {
-      for (const accept of ['text/html', `${PROTOBUF};as=Table;g=meta.platform.io;v=v1`, 'application/json;as=Table;g=meta.k8s.io;v=v1']) {
+      for (const accept of ['text/html', `${PROTOBUF};as=Table;g=meta.platform.io;v=v1`, 'application/json;as=Table;g=meta.example.io;v=v1']) {
         const res = await raw('GET', RB, { Accept: accept });
         expect(res.status).toBe(406);
         expect(res.headers['content-type']).toBe('application/json');
@@ -280,6 +279,63 @@ describe('content negotiation', () => {
       expect(JSON.parse(wrong.body.toString()).message).toBe('you requested PartialObjectMetadata, but the requested object is a list (RoleBindingList)');
     });
 
+    it("answers kubectl's meta.k8s.io Table as the meta.platform.io one, in kubectl's group", async () => {
+      const kubectlAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+      const ours = JSON.parse((await raw('GET', RB, { Accept: TABLE })).body.toString());
+      const res = await raw('GET', RB, { Accept: kubectlAccept });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      const table = JSON.parse(res.body.toString());
+      expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+      expect(table.columnDefinitions).toEqual(ours.columnDefinitions);
+      expect(table.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Role', 'Age', 'Users', 'Groups', 'ServiceAccounts']);
+      expect(table.rows.map((r: any) => r.cells.slice(0, 2))).toEqual(ours.rows.map((r: any) => r.cells.slice(0, 2)));
+      expect(table.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { namespace: NS } });
+      const v1beta1 = JSON.parse((await raw('GET', `${RB}/readers`, { Accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' })).body.toString());
+      expect(v1beta1).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1beta1', rows: [{ cells: ['readers', 'ClusterRole/view', expect.any(String), 'alice', 'devs', 'build/ci'] }] });
+    });
+
+    it('answers PartialObjectMetadata[List] asked in meta.k8s.io in that group, and 406 for the wrong one', async () => {
+      const list = await raw('GET', RB, { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' });
+      expect(list.status).toBe(200);
+      expect(JSON.parse(list.body.toString())).toMatchObject({
+        kind: 'PartialObjectMetadataList',
+        apiVersion: 'meta.k8s.io/v1',
+        items: expect.arrayContaining([{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'readers' }) }]),
+      });
+      const one = await raw('GET', `${RB}/readers`, { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' });
+      expect(JSON.parse(one.body.toString())).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'readers' } });
+      const wrong = await raw('GET', `${RB}/readers`, { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' });
+      expect(wrong.status).toBe(406);
+      expect(JSON.parse(wrong.body.toString())).toMatchObject({
+        kind: 'Status',
+        reason: 'NotAcceptable',
+        message: 'you requested PartialObjectMetadataList, but the requested object is not a list (RoleBinding)',
+      });
+    });
+
+    it('sends watch events as one-row Tables in meta.k8s.io when kubectl asks so', async () => {
+      const list = (await server.admin.get(RB)).body;
+      const watch = await watchRaw(`${RB}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
+      try {
+        expect(watch.status).toBe(200);
+        await server.admin.post(RB, binding('k8s-watched'));
+        let events: any[] = [];
+        await eventually(() => {
+          events = watch.data().toString().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+          expect(events).toHaveLength(1);
+        });
+        expect(events[0]).toMatchObject({
+          type: 'ADDED',
+          object: { kind: 'Table', apiVersion: 'meta.k8s.io/v1', rows: [{ cells: ['k8s-watched', 'ClusterRole/view', expect.any(String), 'alice', 'devs', 'build/ci'] }] },
+        });
+        expect(events[0].object.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Role', 'Age', 'Users', 'Groups', 'ServiceAccounts']);
+        expect(events[0].object.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+      } finally {
+        watch.close();
+      }
+    });
+
     it('sends watch events as one-row Tables, columns on the first only', async () => {
       const list = (await server.admin.get(RB)).body;
       const watch = await watchRaw(`${RB}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, TABLE);
@@ -379,10 +435,11 @@ describe('content negotiation', () => {
 
     it('gets rolebindings, wide, as YAML and as JSON', async () => {
       const table = await kubectl('get', 'rolebindings.rbac.authorization.platform.io', '-n', NS);
-      expect(table.stdout).toMatch(/^NAME\s+AGE\n/);
-      expect(table.stdout).toMatch(/\nreaders\s+\d+s\n/);
+      expect(table.stdout).toMatch(/^NAME\s+ROLE\s+AGE\n/);
+      expect(table.stdout).toMatch(/\nreaders\s+ClusterRole\/view\s+\d+s\n/);
       const wide = await kubectl('get', 'rolebindings.rbac.authorization.platform.io', '-n', NS, '-o', 'wide');
-      expect(wide.stdout).toMatch(/readers/);
+      expect(wide.stdout).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS\n/);
+      expect(wide.stdout).toMatch(/\nreaders\s+ClusterRole\/view\s+\d+s\s+alice\s+devs\s+build\/ci\n/);
       const yaml = YAML.parse((await kubectl('get', 'rolebindings.rbac.authorization.platform.io', 'readers', '-n', NS, '-o', 'yaml')).stdout);
       expect(yaml).toMatchObject({ apiVersion: 'rbac.authorization.platform.io/v1', kind: 'RoleBinding', roleRef: { name: 'view' } });
       const json = JSON.parse((await kubectl('get', 'rolebindings.rbac.authorization.platform.io', 'readers', '-n', NS, '-o', 'json')).stdout);
@@ -390,15 +447,14 @@ describe('content negotiation', () => {
     });
 
     it('follows changes with get -w', async () => {
-      const child = spawn('kubectl', ['--kubeconfig', server.kubeconfigPath, 'get', 'rolebindings.rbac.authorization.platform.io', '-n', NS, '-w'], { env: { ...process.env, HOME: server.dataDir } });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const watch = spawnKubectl(server, 'get', 'rolebindings.rbac.authorization.platform.io', '-n', NS, '-w');
       try {
-        await eventually(() => expect(out).toMatch(/readers/), 10000);
+        await eventually(() => expect(watch.output()).toMatch(/readers/), 10000);
         expect((await server.admin.post(RB, binding('kubectl-watched'))).status).toBe(201);
-        await eventually(() => expect(out).toMatch(/kubectl-watched\s+\d+s/), 10000);
+        await eventually(() => expect(watch.output()).toMatch(/\nkubectl-watched\s+ClusterRole\/view\s+\d+s\n/), 10000);
+        expect(watch.output()).toMatch(/^NAME\s+ROLE\s+AGE\n/);
       } finally {
-        child.kill();
+        watch.stop();
       }
     });
   });

@@ -14,6 +14,13 @@ export const YAML_MEDIA = 'application/yaml';
 export const PROTOBUF_MEDIA = 'application/vnd.platform.protobuf';
 /** The group of Table and PartialObjectMetadata. */
 export const META_GROUP = 'meta.platform.io';
+/**
+ * kube's name of that group, which kubectl and client-go hard-code in their Accept headers
+ * (`as=Table;v=v1;g=meta.k8s.io`): answered as well, with the renderings in that group.
+ */
+export const KUBE_META_GROUP = 'meta.k8s.io';
+const META_GROUPS = [META_GROUP, KUBE_META_GROUP] as const;
+export type MetaGroup = (typeof META_GROUPS)[number];
 /** kube serves the transformed renderings in meta v1 and v1beta1. */
 export const META_VERSIONS = ['v1', 'v1beta1'] as const;
 export type MetaVersion = (typeof META_VERSIONS)[number];
@@ -46,9 +53,10 @@ export const SERVER_CAPABILITIES: RenderCapabilities = { protobuf: true, table: 
 
 export type TransformKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
-/** A rendering other than the object itself, in meta.platform.io/<version>. */
+/** A rendering other than the object itself, in <group>/<version> of the meta group asked for. */
 export interface Transform {
   kind: TransformKind;
+  group: MetaGroup;
   version: MetaVersion;
 }
 
@@ -76,6 +84,10 @@ function isMetaVersion(v: string | undefined): v is MetaVersion {
   return (META_VERSIONS as readonly string[]).includes(v ?? '');
 }
 
+function isMetaGroup(g: string | undefined): g is MetaGroup {
+  return (META_GROUPS as readonly string[]).includes(g ?? '');
+}
+
 /**
  * kube's acceptMediaTypeOptions + AllowsMediaTypeTransform: the clause's parameters for
  * this serializer, or undefined when the clause cannot be served by it.
@@ -92,14 +104,14 @@ function acceptClause(
   const format: Omit<ResponseFormat, 'mediaType'> = { serializer: serializer.name, pretty: pretty === '1' };
   const wantsConversion = as !== undefined || g !== undefined || v !== undefined;
   if (!wantsConversion) return format;
-  if (!allowTransforms || g !== META_GROUP || !isMetaVersion(v)) return undefined;
+  if (!allowTransforms || !isMetaGroup(g) || !isMetaVersion(v)) return undefined;
   if (as === 'Table') {
     // Table has no protobuf form; it exists only for kinds that print.
     if (!caps.table || serializer.name === 'protobuf') return undefined;
   } else if (as !== 'PartialObjectMetadata' && as !== 'PartialObjectMetadataList') {
     return undefined;
   }
-  return { ...format, transform: { kind: as, version: v } };
+  return { ...format, transform: { kind: as, group: g, version: v } };
 }
 
 type Acceptable = { format: Omit<ResponseFormat, 'mediaType'>; serializer: SerializerInfo } | undefined;

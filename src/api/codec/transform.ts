@@ -3,7 +3,7 @@ import { apiVersionOf, ResourceType } from '../resource-type';
 import { partialObjectMetadata, parseIncludeObject, toTable } from '../table/table';
 import { isPlainObject, KubeList, KubeObject } from '../types';
 import { tableDefinitionOf } from './kind-rendering';
-import { META_GROUP, Transform } from './negotiation';
+import { Transform } from './negotiation';
 
 /** The request a body is rendered for: its kind and query (Table options). */
 export interface RenderTarget {
@@ -33,7 +33,7 @@ export function checkTransformOptions(transform: Transform | undefined, query: R
  */
 export function transformBody(transform: Transform | undefined, body: unknown, target: RenderTarget, tableHeaders = true): unknown {
   if (!transform || !isPlainObject(body) || body.kind === 'Status') return body;
-  const apiVersion = `${META_GROUP}/${transform.version}`;
+  const apiVersion = `${transform.group}/${transform.version}`;
   const kindName = String(body.kind ?? target.type.kind);
   switch (transform.kind) {
     case 'Table':

@@ -11,6 +11,8 @@ export interface Target {
   /** '' for cluster-scoped kinds, and for lists across all namespaces. */
   namespace: string;
   name: string;
+  /** The apiVersion the path named when it is an alias of the kind's own; bodies then speak it. */
+  aliasApiVersion?: string;
 }
 
 /** Options every write carries, parsed once from the query and body. */

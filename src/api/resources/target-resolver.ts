@@ -62,6 +62,7 @@ export class TargetResolver {
       namespace,
       name: pathName,
     };
+    if (info.aliasApiVersion) target.aliasApiVersion = info.aliasApiVersion;
     return { entry, target, single };
   }
 

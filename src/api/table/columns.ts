@@ -36,3 +36,9 @@ export const ageColumn: TableColumn = {
 
 /** What kube's default table convertor prints for a kind without columns of its own. */
 export const DEFAULT_COLUMNS: TableColumn[] = [nameColumn, createdAtColumn];
+
+/** Printers count entries (Secret and ConfigMap data, a ServiceAccount's secrets) as integers. */
+export function entryCount(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return value !== null && typeof value === 'object' ? Object.keys(value).length : 0;
+}

@@ -20,9 +20,18 @@ export interface TableColumn<T extends KubeObject = KubeObject> {
   cell(obj: T, now: Date): string | number | boolean;
 }
 
-/** A kind's table: its columns in order. */
+/** kube's TableRowCondition: a state of the row's object clients may render specially (a finished pod). */
+export interface TableRowCondition {
+  type: 'Completed';
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
+/** A kind's table: its columns in order, and the conditions of a row when the kind has any. */
 export interface TableDefinition<T extends KubeObject = KubeObject> {
   columns: TableColumn<T>[];
+  rowConditions?(obj: T): TableRowCondition[];
 }
 
 export type IncludeObject = 'None' | 'Object' | 'Metadata';
@@ -37,6 +46,7 @@ export interface TableColumnDefinition {
 
 export interface TableRow {
   cells: Array<string | number | boolean>;
+  conditions?: TableRowCondition[];
   object?: Record<string, unknown> | null;
 }
 
@@ -123,9 +133,14 @@ export function toTable(body: KubeObject | KubeList, definition: TableDefinition
     apiVersion: opts.apiVersion,
     metadata,
     columnDefinitions: opts.headers ? definition.columns.map(columnDefinition) : null,
-    rows: objects.map((obj) => ({
-      cells: definition.columns.map((column) => column.cell(obj, opts.now)),
-      object: rowObject(obj, opts),
-    })),
+    rows: objects.map((obj) => row(obj, definition, opts)),
   };
+}
+
+function row(obj: KubeObject, definition: TableDefinition, opts: TableOptions): TableRow {
+  const cells = definition.columns.map((column) => column.cell(obj, opts.now));
+  const conditions = definition.rowConditions?.(obj);
+  // kube omits empty conditions; they sit between cells and object.
+  if (conditions?.length) return { cells, conditions, object: rowObject(obj, opts) };
+  return { cells, object: rowObject(obj, opts) };
 }

@@ -1,6 +1,8 @@
 import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { boolean, kindSchema, map, string } from '../../api/schema/schema';
 import { KubeObject } from '../../api/types';
 import { byteLength, nameIsDNSSubdomain } from '../../api/validation/names';
@@ -56,6 +58,21 @@ export const configMapStrategy: ResourceStrategy<ConfigMap> = {
   validateUpdate: (cm, old) => validateConfigMapUpdate(cm, old),
 };
 
+/** kube's ConfigMap printer: NAME, DATA (keys of data and binaryData), AGE. */
+export const configMapTable: TableDefinition<ConfigMap> = {
+  columns: [
+    nameColumn,
+    {
+      name: 'Data',
+      type: 'string',
+      description:
+        "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+      cell: (cm) => entryCount(cm.data) + entryCount(cm.binaryData),
+    },
+    ageColumn,
+  ],
+};
+
 export const configMapType = coreType<ConfigMap>({
   kind: 'ConfigMap',
   plural: 'configmaps',
@@ -64,4 +81,5 @@ export const configMapType = coreType<ConfigMap>({
   nameValidator: nameIsDNSSubdomain,
   schema: configMapSchema,
   strategy: configMapStrategy,
+  table: configMapTable,
 });

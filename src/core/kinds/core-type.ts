@@ -1,5 +1,6 @@
 import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/resource-type';
 import { StructSchema } from '../../api/schema/schema';
+import { TableDefinition } from '../../api/table/table';
 import { KubeObject } from '../../api/types';
 
 export interface CoreKindDefinition<T extends KubeObject> {
@@ -12,6 +13,8 @@ export interface CoreKindDefinition<T extends KubeObject> {
   schema: StructSchema;
   strategy: ResourceStrategy<T>;
   selectableFields?: SelectableField<T>[];
+  /** kube's printer columns for the kind (server-side `as=Table`). */
+  table: TableDefinition<T>;
 }
 
 /** The proto package of the core kinds' messages (proto/platform.io/api/core/v1/). */
@@ -38,6 +41,7 @@ export function coreType<T extends KubeObject>(def: CoreKindDefinition<T>): Reso
     schema: def.schema,
     strategy: def.strategy,
     ...(def.selectableFields ? { selectableFields: def.selectableFields } : {}),
+    table: def.table,
     protobuf: { message: `${CORE_PROTO_PACKAGE}.${def.kind}`, listMessage: `${CORE_PROTO_PACKAGE}.${def.kind}List` },
   };
 }

@@ -2,6 +2,8 @@ import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { ResourceStrategy } from '../../api/resource-type';
 import { atomicList, atomicStruct, boolean, dateTime, int64, integer, kindSchema, setList, string, struct } from '../../api/schema/schema';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { KubeObject } from '../../api/types';
 import { validateLabelName } from '../../api/validation/labels';
 import { isValidLabelValue, nameIsDNSSubdomain } from '../../api/validation/names';
@@ -122,6 +124,72 @@ export const nodeStrategy: ResourceStrategy<Node> = {
   validateUpdate: (node) => validateNode(node),
 };
 
+/** Role labels kubectl shows (kube's `node-role.kubernetes.io/<role>` and `kubernetes.io/role`). */
+const NODE_ROLE_LABEL_PREFIX = 'node-role.platform.io/';
+const NODE_ROLE_LABEL = 'platform.io/role';
+
+/** kube's STATUS: Ready or NotReady from the Ready condition (else Unknown), plus SchedulingDisabled. */
+function nodeStatus(node: Node): string {
+  const ready = list<unknown>(record(node.status).conditions).map(record).find((c) => c.type === 'Ready');
+  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (record(node.spec).unschedulable === true) status.push('SchedulingDisabled');
+  return status.join(',');
+}
+
+/** kube's findNodeRoles: sorted, without duplicates; `<none>` when there is none. */
+function nodeRoles(node: Node): string {
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(record(node.metadata.labels))) {
+    if (key.startsWith(NODE_ROLE_LABEL_PREFIX) && key.length > NODE_ROLE_LABEL_PREFIX.length) roles.add(key.slice(NODE_ROLE_LABEL_PREFIX.length));
+    else if (key === NODE_ROLE_LABEL && str(value)) roles.add(str(value));
+  }
+  return [...roles].sort().join(',') || '<none>';
+}
+
+/** The first address of a type, as kube's getNodeInternalIP / getNodeExternalIP. */
+function nodeAddress(node: Node, type: string): string {
+  const found = list<unknown>(record(node.status).addresses).map(record).find((a) => a.type === type);
+  return found ? str(found.address) : '<none>';
+}
+
+const nodeInfo = (node: Node, field: string): string => str(record(record(node.status).nodeInfo)[field]);
+const ADDRESSES_DESCRIPTION =
+  "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).";
+
+/** kube's Node printer; the `-o wide` columns print `<none>` / `<unknown>` for what is not reported. */
+export const nodeTable: TableDefinition<Node> = {
+  columns: [
+    nameColumn,
+    { name: 'Status', type: 'string', description: 'The status of the node', cell: nodeStatus },
+    { name: 'Roles', type: 'string', description: 'The roles of the node', cell: nodeRoles },
+    ageColumn,
+    { name: 'Version', type: 'string', description: 'Kubelet Version reported by the node.', cell: (n) => nodeInfo(n, 'kubeletVersion') },
+    { name: 'Internal-IP', type: 'string', priority: 1, description: ADDRESSES_DESCRIPTION, cell: (n) => nodeAddress(n, 'InternalIP') },
+    { name: 'External-IP', type: 'string', priority: 1, description: ADDRESSES_DESCRIPTION, cell: (n) => nodeAddress(n, 'ExternalIP') },
+    {
+      name: 'OS-Image',
+      type: 'string',
+      priority: 1,
+      description: 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+      cell: (n) => nodeInfo(n, 'osImage') || '<unknown>',
+    },
+    {
+      name: 'Kernel-Version',
+      type: 'string',
+      priority: 1,
+      description: "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+      cell: (n) => nodeInfo(n, 'kernelVersion') || '<unknown>',
+    },
+    {
+      name: 'Container-Runtime',
+      type: 'string',
+      priority: 1,
+      description: 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+      cell: (n) => nodeInfo(n, 'containerRuntimeVersion') || '<unknown>',
+    },
+  ],
+};
+
 export const nodeType = coreType<Node>({
   kind: 'Node',
   plural: 'nodes',
@@ -131,4 +199,5 @@ export const nodeType = coreType<Node>({
   schema: nodeSchema,
   strategy: nodeStrategy,
   selectableFields: [{ name: 'spec.unschedulable', value: (node: Node) => String(record(node.spec).unschedulable === true) }],
+  table: nodeTable,
 });

@@ -2,12 +2,15 @@ import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { jsonEqual } from '../../api/resources/system-metadata';
 import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { atomicList, kindSchema, map, string, struct } from '../../api/schema/schema';
 import { isPlainObject, KubeObject } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { record, str } from '../../api/validation/shape';
 import { conditionList, resourceList } from './common-schemas';
 import { coreType } from './core-type';
+import { accessModesText, phaseOf, storageClassOf, storageQuantity, unsetOr } from './storage-printing';
 import { assertQuantities } from './core-validation';
 import { storageRequest, validateAccessModes, validatePositiveQuantity, validateStorageClassName, validateVolumeMode } from './storage-validation';
 import { persistentVolumeClaimSpecSchema } from './volume-schemas';
@@ -105,6 +108,47 @@ export const persistentVolumeClaimStrategy: ResourceStrategy<PersistentVolumeCla
   validateUpdate: (pvc, old) => validatePersistentVolumeClaimUpdate(pvc, old),
 };
 
+/** What a bound claim got (capacity and access modes of status); nothing before it is bound. */
+const whenBound = (pvc: PersistentVolumeClaim, text: (status: Record<string, unknown>) => string): string =>
+  str(record(pvc.spec).volumeName) ? text(record(pvc.status)) : '';
+
+/** kube's PersistentVolumeClaim printer; VOLUMEMODE only with `-o wide`. */
+export const persistentVolumeClaimTable: TableDefinition<PersistentVolumeClaim> = {
+  columns: [
+    nameColumn,
+    { name: 'Status', type: 'string', description: 'phase represents the current phase of PersistentVolumeClaim.', cell: phaseOf },
+    {
+      name: 'Volume',
+      type: 'string',
+      description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
+      cell: (pvc) => str(record(pvc.spec).volumeName),
+    },
+    {
+      name: 'Capacity',
+      type: 'string',
+      description: 'capacity represents the actual resources of the underlying volume.',
+      cell: (pvc) => whenBound(pvc, (status) => storageQuantity(status.capacity)),
+    },
+    {
+      name: 'Access Modes',
+      type: 'string',
+      description:
+        'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
+      cell: (pvc) => whenBound(pvc, (status) => accessModesText(status.accessModes)),
+    },
+    { name: 'StorageClass', type: 'string', description: 'StorageClass of the pvc', cell: storageClassOf },
+    { name: 'VolumeAttributesClass', type: 'string', description: 'VolumeAttributesClass of the pvc', cell: (pvc) => unsetOr(record(pvc.spec).volumeAttributesClassName) },
+    ageColumn,
+    {
+      name: 'VolumeMode',
+      type: 'string',
+      priority: 1,
+      description: 'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
+      cell: (pvc) => unsetOr(record(pvc.spec).volumeMode),
+    },
+  ],
+};
+
 export const persistentVolumeClaimType = coreType<PersistentVolumeClaim>({
   kind: 'PersistentVolumeClaim',
   plural: 'persistentvolumeclaims',
@@ -113,4 +157,5 @@ export const persistentVolumeClaimType = coreType<PersistentVolumeClaim>({
   nameValidator: nameIsDNSSubdomain,
   schema: persistentVolumeClaimSchema,
   strategy: persistentVolumeClaimStrategy,
+  table: persistentVolumeClaimTable,
 });

@@ -2,10 +2,13 @@ import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { jsonEqual, nowTimestamp } from '../../api/resources/system-metadata';
 import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { atomicList, dateTime, kindSchema, string, struct } from '../../api/schema/schema';
 import { isPlainObject, KubeObject } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
-import { record } from '../../api/validation/shape';
+import { record, str } from '../../api/validation/shape';
+import { accessModesText, phaseOf, storageClassOf, storageQuantity, unsetOr } from './storage-printing';
 import { objectReferenceFields, resourceList } from './common-schemas';
 import { coreType } from './core-type';
 import { assertQuantities, validateOneOf } from './core-validation';
@@ -98,6 +101,67 @@ export const persistentVolumeStrategy: ResourceStrategy<PersistentVolume> = {
   validateUpdate: (pv, old) => validatePersistentVolumeUpdate(pv, old),
 };
 
+/** The claim a volume is bound to, `namespace/name` (empty when unbound). */
+function claimOf(pv: PersistentVolume): string {
+  const ref = record(pv.spec).claimRef;
+  return ref === undefined || ref === null ? '' : `${str(record(ref).namespace)}/${str(record(ref).name)}`;
+}
+
+/** kube's PersistentVolume printer; VOLUMEMODE only with `-o wide`. */
+export const persistentVolumeTable: TableDefinition<PersistentVolume> = {
+  columns: [
+    nameColumn,
+    {
+      name: 'Capacity',
+      type: 'string',
+      description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+      cell: (pv) => storageQuantity(record(pv.spec).capacity),
+    },
+    {
+      name: 'Access Modes',
+      type: 'string',
+      description: 'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
+      cell: (pv) => accessModesText(record(pv.spec).accessModes),
+    },
+    {
+      name: 'Reclaim Policy',
+      type: 'string',
+      description:
+        'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming',
+      cell: (pv) => str(record(pv.spec).persistentVolumeReclaimPolicy),
+    },
+    {
+      name: 'Status',
+      type: 'string',
+      description: 'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
+      cell: phaseOf,
+    },
+    {
+      name: 'Claim',
+      type: 'string',
+      description:
+        'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding',
+      cell: claimOf,
+    },
+    { name: 'StorageClass', type: 'string', description: 'StorageClass of the pv', cell: storageClassOf },
+    { name: 'VolumeAttributesClass', type: 'string', description: 'VolumeAttributesClass of the pv', cell: (pv) => unsetOr(record(pv.spec).volumeAttributesClassName) },
+    {
+      name: 'Reason',
+      type: 'string',
+      description: 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.',
+      cell: (pv) => str(record(pv.status).reason),
+    },
+    ageColumn,
+    {
+      name: 'VolumeMode',
+      type: 'string',
+      priority: 1,
+      description: 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.',
+      cell: (pv) => unsetOr(record(pv.spec).volumeMode),
+    },
+  ],
+};
+
 export const persistentVolumeType = coreType<PersistentVolume>({
   kind: 'PersistentVolume',
   plural: 'persistentvolumes',
@@ -106,4 +170,5 @@ export const persistentVolumeType = coreType<PersistentVolume>({
   nameValidator: nameIsDNSSubdomain,
   schema: persistentVolumeSchema,
   strategy: persistentVolumeStrategy,
+  table: persistentVolumeTable,
 });

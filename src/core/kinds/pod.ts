@@ -14,6 +14,7 @@ import {
   validateSubdomainReference,
 } from './core-validation';
 import { podSchema } from './pod-schema';
+import { podTable } from './pod-table';
 
 /** The core Pod kind (v1): kube's defaults, the validation rules that matter, and its field labels. */
 
@@ -326,4 +327,5 @@ export const podType = coreType<Pod>({
   schema: podSchema,
   strategy: podStrategy,
   selectableFields: podSelectableFields,
+  table: podTable,
 });

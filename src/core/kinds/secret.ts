@@ -1,6 +1,8 @@
 import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { boolean, kindSchema, map, string } from '../../api/schema/schema';
 import { isPlainObject, KubeObject } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
@@ -142,6 +144,22 @@ export const secretStrategy: ResourceStrategy<Secret> = {
   validateUpdate: (secret, old) => validateSecretUpdate(secret, old),
 };
 
+/** kube's Secret printer: NAME, TYPE, DATA (the number of keys), AGE. */
+export const secretTable: TableDefinition<Secret> = {
+  columns: [
+    nameColumn,
+    { name: 'Type', type: 'string', description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types', cell: (s) => str(s.type) },
+    {
+      name: 'Data',
+      type: 'string',
+      description:
+        "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+      cell: (s) => entryCount(s.data),
+    },
+    ageColumn,
+  ],
+};
+
 export const secretType = coreType<Secret>({
   kind: 'Secret',
   plural: 'secrets',
@@ -150,4 +168,5 @@ export const secretType = coreType<Secret>({
   schema: secretSchema,
   strategy: secretStrategy,
   selectableFields: [{ name: 'type', value: (secret: Secret) => str(secret.type) }],
+  table: secretTable,
 });

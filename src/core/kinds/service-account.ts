@@ -1,5 +1,7 @@
 import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
+import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { atomicList, boolean, kindSchema, mapList } from '../../api/schema/schema';
 import { KubeObject } from '../../api/types';
 import { validateServiceAccountName } from '../../api/validation/names';
@@ -27,6 +29,21 @@ export const serviceAccountStrategy: ResourceStrategy<ServiceAccount> = {
   validateUpdate: () => [],
 };
 
+/** kube's ServiceAccount printer: NAME, SECRETS (how many it lists), AGE. */
+export const serviceAccountTable: TableDefinition<ServiceAccount> = {
+  columns: [
+    nameColumn,
+    {
+      name: 'Secrets',
+      type: 'string',
+      description:
+        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+      cell: (sa) => entryCount(sa.secrets),
+    },
+    ageColumn,
+  ],
+};
+
 export const serviceAccountType = coreType<ServiceAccount>({
   kind: 'ServiceAccount',
   plural: 'serviceaccounts',
@@ -35,4 +52,5 @@ export const serviceAccountType = coreType<ServiceAccount>({
   nameValidator: validateServiceAccountName,
   schema: serviceAccountSchema,
   strategy: serviceAccountStrategy,
+  table: serviceAccountTable,
 });

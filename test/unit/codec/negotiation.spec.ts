@@ -39,14 +39,23 @@ describe('response negotiation', () => {
   });
 
   it('serves Table in meta.platform.io v1 and v1beta1, as JSON or YAML', () => {
-    expect(negotiateResponse(TABLE_V1, FULL)).toEqual({ serializer: 'json', mediaType: 'application/json', pretty: false, transform: { kind: 'Table', version: 'v1' } });
-    expect(negotiateResponse('application/json;as=Table;g=meta.platform.io;v=v1beta1', FULL).transform).toEqual({ kind: 'Table', version: 'v1beta1' });
+    expect(negotiateResponse(TABLE_V1, FULL)).toEqual({ serializer: 'json', mediaType: 'application/json', pretty: false, transform: { kind: 'Table', group: 'meta.platform.io', version: 'v1' } });
+    expect(negotiateResponse('application/json;as=Table;g=meta.platform.io;v=v1beta1', FULL).transform).toEqual({ kind: 'Table', group: 'meta.platform.io', version: 'v1beta1' });
     expect(negotiateResponse('application/yaml;as=Table;g=meta.platform.io;v=v1', FULL)).toMatchObject({ serializer: 'yaml', transform: { kind: 'Table' } });
   });
 
-  it("skips kubectl's meta.k8s.io entries, so its plain JSON fallback applies", () => {
+  it("serves kubectl's meta.k8s.io entries in that group: Table and PartialObjectMetadata[List]", () => {
     const kubectl = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
-    expect(negotiateResponse(kubectl, FULL)).toEqual({ serializer: 'json', mediaType: 'application/json', pretty: false });
+    expect(negotiateResponse(kubectl, FULL)).toEqual({
+      serializer: 'json',
+      mediaType: 'application/json',
+      pretty: false,
+      transform: { kind: 'Table', group: 'meta.k8s.io', version: 'v1' },
+    });
+    expect(negotiateResponse(kubectl, NO_TABLE)).toEqual({ serializer: 'json', mediaType: 'application/json', pretty: false });
+    const metadataClient = 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+    expect(negotiateResponse(metadataClient, FULL).transform).toEqual({ kind: 'PartialObjectMetadataList', group: 'meta.k8s.io', version: 'v1' });
+    expect(negotiateResponse('application/json;as=Table;g=k8s.io;v=v1, application/yaml', FULL)).toEqual({ serializer: 'yaml', mediaType: 'application/yaml', pretty: false });
   });
 
   it('has no protobuf Table: falls back along the list, else 406', () => {
@@ -58,9 +67,9 @@ describe('response negotiation', () => {
   it('serves PartialObjectMetadata[List] in every serializer', () => {
     expect(negotiateResponse('application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.platform.io;v=v1', FULL)).toMatchObject({
       serializer: 'protobuf',
-      transform: { kind: 'PartialObjectMetadataList', version: 'v1' },
+      transform: { kind: 'PartialObjectMetadataList', group: 'meta.platform.io', version: 'v1' },
     });
-    expect(negotiateResponse('application/json;as=PartialObjectMetadata;g=meta.platform.io;v=v1', NO_TABLE).transform).toEqual({ kind: 'PartialObjectMetadata', version: 'v1' });
+    expect(negotiateResponse('application/json;as=PartialObjectMetadata;g=meta.platform.io;v=v1', NO_TABLE).transform).toEqual({ kind: 'PartialObjectMetadata', group: 'meta.platform.io', version: 'v1' });
   });
 
   it('skips renderings it does not know or the kind lacks', () => {

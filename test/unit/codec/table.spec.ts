@@ -5,7 +5,7 @@ import { namespaceType } from '../../../src/core/namespace';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType } from '../../../src/rbac/kinds';
 
 const NOW = new Date('2024-06-01T12:00:00Z');
-const TABLE = { kind: 'Table' as const, version: 'v1' as const };
+const TABLE = { kind: 'Table' as const, group: 'meta.platform.io' as const, version: 'v1' as const };
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 describe('humanDuration (kubectl AGE)', () => {
@@ -128,24 +128,25 @@ describe('PartialObjectMetadata renderings', () => {
   const list = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'RoleBindingList', metadata: { resourceVersion: '3' }, items: [{ metadata: { name: 'x' } }] };
 
   it('reduces objects and lists to their metadata', () => {
-    expect(transformBody({ kind: 'PartialObjectMetadata', version: 'v1' }, binding, { type: roleBindingType, query: {} })).toEqual({
+    expect(transformBody({ kind: 'PartialObjectMetadata', group: 'meta.platform.io', version: 'v1' }, binding, { type: roleBindingType, query: {} })).toEqual({
       kind: 'PartialObjectMetadata',
       apiVersion: 'meta.platform.io/v1',
       metadata: binding.metadata,
     });
-    expect(transformBody({ kind: 'PartialObjectMetadataList', version: 'v1beta1' }, list, { type: roleBindingType, query: {} })).toEqual({
+    // In the meta group the client named: kube's for kubectl and client-go.
+    expect(transformBody({ kind: 'PartialObjectMetadataList', group: 'meta.k8s.io', version: 'v1beta1' }, list, { type: roleBindingType, query: {} })).toEqual({
       kind: 'PartialObjectMetadataList',
-      apiVersion: 'meta.platform.io/v1beta1',
+      apiVersion: 'meta.k8s.io/v1beta1',
       metadata: { resourceVersion: '3' },
-      items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.platform.io/v1beta1', metadata: { name: 'x' } }],
+      items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1beta1', metadata: { name: 'x' } }],
     });
   });
 
   it('answers 406 when the rendering does not fit the body', () => {
-    expect(() => transformBody({ kind: 'PartialObjectMetadata', version: 'v1' }, list, { type: roleBindingType, query: {} })).toThrow(
+    expect(() => transformBody({ kind: 'PartialObjectMetadata', group: 'meta.platform.io', version: 'v1' }, list, { type: roleBindingType, query: {} })).toThrow(
       expect.objectContaining({ code: 406, reason: 'NotAcceptable', message: 'you requested PartialObjectMetadata, but the requested object is a list (RoleBindingList)' }),
     );
-    expect(() => transformBody({ kind: 'PartialObjectMetadataList', version: 'v1' }, binding, { type: roleBindingType, query: {} })).toThrow(
+    expect(() => transformBody({ kind: 'PartialObjectMetadataList', group: 'meta.platform.io', version: 'v1' }, binding, { type: roleBindingType, query: {} })).toThrow(
       expect.objectContaining({ code: 406, message: 'you requested PartialObjectMetadataList, but the requested object is not a list (RoleBinding)' }),
     );
   });

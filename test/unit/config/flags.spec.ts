@@ -24,6 +24,13 @@ describe('server flags', () => {
     expect(parseServerFlags(['--database-url=postgres://a/b'], { DATABASE_URL: 'postgres://x/y' }).databaseUrl).toBe('postgres://a/b');
   });
 
+  it('answers kubectl at the k8s.io review paths unless --kubectl-review-aliases=false', () => {
+    expect(parseServerFlags([], {}).kubectlReviewAliases).toBe(true);
+    expect(parseServerFlags(['--kubectl-review-aliases=false'], {}).kubectlReviewAliases).toBe(false);
+    expect(parseServerFlags(['--kubectl-review-aliases'], {}).kubectlReviewAliases).toBe(true);
+    expect(() => parseServerFlags(['--kubectl-review-aliases=off'], {})).toThrow("option '--kubectl-review-aliases [bool]' argument 'off' is invalid");
+  });
+
   it.each([
     [['--no-such-flag'], 'unknown option'],
     [['--secure-port=http'], 'not an integer'],
