@@ -28,7 +28,8 @@ export class StatusError extends Error {
       reason: this.reason,
       code: this.code,
     };
-    if (this.details && Object.keys(this.details).length) status.details = this.details;
+    // Details given are written even when empty (`"details":{}`), as kube writes them.
+    if (this.details) status.details = this.details;
     return status;
   }
 }

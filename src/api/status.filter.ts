@@ -2,8 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { errors, StatusError } from './errors';
 import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
-import { renderStatus } from './codec/response';
+import { bodyFor, renderStatus } from './codec/response';
 import { ApiRequest } from './request-context';
+
+const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
 
 /**
  * Turns every error into a Kubernetes Status response; unknown errors become a logged 500.
@@ -31,7 +33,7 @@ export class StatusExceptionFilter implements ExceptionFilter {
       prettyRequested(query, req.headers?.['user-agent']),
     );
     res.status(err.code).setHeader('Content-Type', rendered.contentType);
-    res.end(rendered.body);
+    res.end(bodyFor(res, rendered.body));
   }
 
   private toStatusError(exception: unknown): StatusError {
@@ -44,7 +46,8 @@ export class StatusExceptionFilter implements ExceptionFilter {
       if (code === 403) return errors.forbidden('', exception.message);
       if (code < 500) return new StatusError(code, 'BadRequest', exception.message);
     }
+    // The cause goes to the log only: its text may be a database driver's or a stack's.
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
-    return errors.internal(exception instanceof Error ? exception.message : String(exception));
+    return errors.internal(UNEXPECTED_ERROR);
   }
 }

@@ -96,3 +96,18 @@ export function groupResourceString(gr: GroupResource): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Object keys that come from clients are map keys like any other: `__proto__`,
+ * `constructor` or `toString` name data, not what every object inherits. Writes go
+ * through setOwn (assigning `__proto__` would replace the prototype instead of adding a
+ * key); reads of such keys through ownValue (a plain read finds inherited members).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+export function ownValue(source: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(source, key) ? source[key] : undefined;
+}

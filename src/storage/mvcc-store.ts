@@ -11,12 +11,16 @@ import {
   ListResult,
   ObjectKey,
   ObjectStore,
+  isStorableKey,
+  isStorableKeyPart,
   RevisionCompactedError,
   StaleRevisionError,
   StoredObject,
   UidMismatchError,
+  UnstorableKeyError,
   WritePreconditions,
 } from './object-store';
+import { fromColumn, toColumn } from './object-column';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -29,7 +33,8 @@ interface ObjectRow {
 }
 
 /** The object as clients see it: resourceVersion is the row's revision, never what was stored. */
-function withRevision(object: KubeObject, revision: string): KubeObject {
+function withRevision(column: unknown, revision: string): KubeObject {
+  const object = fromColumn(column);
   object.metadata = { ...object.metadata, resourceVersion: revision };
   return object;
 }
@@ -64,6 +69,7 @@ export class MvccStore implements ObjectStore {
   }
 
   async get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null> {
+    if (!isStorableKey(key)) return null;
     if (atRevision === undefined) {
       const rows: ObjectRow[] = await this.dataSource.query(
         `SELECT revision::text AS revision, object FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3`,
@@ -87,6 +93,7 @@ export class MvccStore implements ObjectStore {
   }
 
   async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (opts.namespace !== undefined && !isStorableKeyPart(opts.namespace)) return this.emptyList(opts);
     const { sql, params } = buildListQuery(resource, opts);
     const rows: Array<Partial<ObjectRow> & { snapshot: string; compacted: string; remaining: string | null; namespace: string | null; name: string }> =
       await this.dataSource.query(sql, params);
@@ -105,6 +112,7 @@ export class MvccStore implements ObjectStore {
   }
 
   create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
+    if (!isStorableKey(key)) return Promise.reject(new UnstorableKeyError(key));
     const json = JSON.stringify(object);
     return this.write(async (tx, revision) => {
       // Both rows or neither: the log row is only written if the key was free.
@@ -115,7 +123,7 @@ export class MvccStore implements ObjectStore {
          INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
          SELECT $4::bigint, $1, $2, $3, 'create', $5, $6::jsonb FROM fresh
          RETURNING revision`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, json],
+        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
       if (inserted.length === 0) throw new KeyExistsError(key);
       return this.stored(key, { revision, object: JSON.parse(json) });
@@ -123,6 +131,7 @@ export class MvccStore implements ObjectStore {
   }
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
+    if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
     const json = JSON.stringify(object);
     return this.write(async (tx, revision) => {
       await this.lockCurrent(tx, key, pre);
@@ -132,13 +141,14 @@ export class MvccStore implements ObjectStore {
             WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING 1)
          INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
          SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb FROM changed`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, json],
+        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
       return this.stored(key, { revision, object: JSON.parse(json) });
     });
   }
 
   delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
+    if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
     return this.write(async (tx, revision) => {
       const last = await this.lockCurrent(tx, key, pre);
       // The tombstone carries the last state, so watchers and history see what was deleted.
@@ -161,8 +171,8 @@ export class MvccStore implements ObjectStore {
       namespace: string;
       name: string;
       op: Op;
-      object: KubeObject;
-      previous: KubeObject | null;
+      object: unknown;
+      previous: unknown;
       previous_revision: string | null;
     }> = await this.dataSource.query(
       `SELECT m.compacted_revision::text AS compacted, c.revision::text AS revision,
@@ -245,6 +255,14 @@ export class MvccStore implements ObjectStore {
       await tx.query(`UPDATE kv_meta SET compacted_revision = $1, swept_revision = $2 WHERE id = 1`, [compacted, horizon]);
       return { removedRows: Number(swept.count), compactedRevision: compacted };
     });
+  }
+
+  /** A list of a namespace that cannot exist: no items, at the revision a list would report. */
+  private async emptyList(opts: ListOptions): Promise<ListResult> {
+    if (opts.atRevision === undefined) return { items: [], revision: await this.currentRevision(), hasMore: false };
+    const compacted = await this.compactedRevision();
+    if (isBelow(opts.atRevision, compacted)) throw new RevisionCompactedError(opts.atRevision, compacted);
+    return { items: [], revision: opts.atRevision, hasMore: false };
   }
 
   /** Runs a write in a transaction holding the next revision. */

@@ -95,6 +95,26 @@ export class RevisionCompactedError extends Error {
   }
 }
 
+/**
+ * Key parts live in text columns, and PostgreSQL text cannot hold NUL: a name or namespace
+ * with one can be neither stored nor found. Writers refuse such keys before they reach the
+ * store (the generic storage validates them with the object); readers find nothing.
+ */
+export function isStorableKeyPart(value: string): boolean {
+  return !value.includes('\u0000');
+}
+
+export function isStorableKey(key: Pick<ObjectKey, 'namespace' | 'name'>): boolean {
+  return isStorableKeyPart(key.namespace) && isStorableKeyPart(key.name);
+}
+
+/** A write reached the store with a key it cannot hold (see isStorableKey). */
+export class UnstorableKeyError extends Error {
+  constructor(readonly key: ObjectKey) {
+    super(`key cannot be stored (NUL character): ${JSON.stringify(key)}`);
+  }
+}
+
 export interface ObjectStore {
   /** The newest committed revision. */
   currentRevision(): Promise<string>;

@@ -10,3 +10,15 @@ export function statusOf(fn: () => unknown): StatusError {
   }
   throw new Error('no error');
 }
+
+/** kube's NewGenericServerResponse(422): a patch that cannot be applied, with nothing more said. */
+export const PATCH_NOT_APPLICABLE = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server rejected our request due to an error in our request',
+  reason: 'Invalid',
+  details: {},
+  code: 422,
+};

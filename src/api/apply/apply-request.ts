@@ -1,6 +1,6 @@
 import { errors } from '../errors';
 import { ResourceType } from '../resource-type';
-import { Schema } from '../schema/schema';
+import { childSchema, Schema } from '../schema/schema';
 import { docToValue, strictFieldError } from '../validation/document';
 import { FieldValidationDirective, strictWarnings } from '../validation/field-validation';
 import { parseYamlDocument, YamlSyntaxError } from '../validation/yaml-document';
@@ -32,7 +32,7 @@ function pruneUnknownFields(value: unknown, schema: Schema, path: string, found:
   }
   if ((schema.kind !== 'struct' && schema.kind !== 'map') || !isJsonObject(value)) return;
   for (const key of Object.keys(value)) {
-    const child = schema.kind === 'struct' ? schema.fields[key] : schema.values;
+    const child = childSchema(schema, key);
     const at = path ? `${path}.${key}` : key;
     if (!child) {
       found.push(strictFieldError('unknown', at));

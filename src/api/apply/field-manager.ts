@@ -1,5 +1,5 @@
 import { StructSchema } from '../schema/schema';
-import { KubeObject } from '../types';
+import { KubeObject, setOwn } from '../types';
 import { nowTimestamp } from '../resources/system-metadata';
 import { ApplyConflicts } from './conflicts';
 import { FieldSet } from './field-set';
@@ -59,7 +59,7 @@ function dropNullFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNullFields);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNullFields(v);
+  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setOwn(out, k, dropNullFields(v));
   return out;
 }
 

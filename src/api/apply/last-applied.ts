@@ -1,5 +1,6 @@
 import { StructSchema } from '../schema/schema';
 import { KubeObject } from '../types';
+import { parseJsonWithinDepth } from '../validation/nesting';
 import { TOTAL_ANNOTATION_SIZE_LIMIT_B } from '../validation/object-meta';
 import { FieldSet } from './field-set';
 import { compare, toFieldSet, TypedValueError, validateValue } from './typed-value';
@@ -34,7 +35,7 @@ export function fieldsFromLastApplied(live: Record<string, unknown>, apiVersion:
   if (!text) return null;
   let applied: unknown;
   try {
-    applied = JSON.parse(text);
+    applied = parseJsonWithinDepth(text);
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { parseJsonWithinDepth } from '../validation/nesting';
 import { compareStrings, compareValues, describeValue, goJson, goJsonString, isJsonObject, JsonValue, valuesEqual } from './value';
 
 /**
@@ -119,7 +120,7 @@ export function parsePathElement(text: string): PathElement | null {
 
 function parseJsonText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonWithinDepth(text);
   } catch (err) {
     throw new PathElementSyntaxError((err as Error).message);
   }

@@ -2,6 +2,8 @@ import { ListSchema, Schema } from '../schema/schema';
 import { FieldSet } from './field-set';
 import { describePath, field, FieldPath, keyItem, PathElement, serializePathElement, valueItem } from './path-element';
 import { isJsonObject, JsonValue, valuesEqual } from './value';
+import { ownValue, setOwn } from '../types';
+import { unstructuredIntegerError } from '../validation/schema-decoder';
 
 /**
  * The schema-driven operations of server-side apply, as structured-merge-diff's `typed`
@@ -43,7 +45,7 @@ function shapeOf(schema: Schema): Shape {
 /** The schema of a struct field or map value; a field the schema does not know is untyped. */
 function fieldSchema(schema: Schema, name: string): { schema: Schema; declared: boolean } {
   if (schema.kind === 'struct') {
-    const s = schema.fields[name];
+    const s = Object.hasOwn(schema.fields, name) ? schema.fields[name] : undefined;
     return s ? { schema: s, declared: true } : { schema: UNTYPED, declared: false };
   }
   if (schema.kind === 'map') return { schema: schema.values, declared: false };
@@ -61,7 +63,7 @@ export function listItemPathElement(list: ListSchema, item: unknown): PathElemen
     if (!isJsonObject(item)) return 'associative list with keys may not have non-map elements';
     const fields: Record<string, JsonValue> = {};
     for (const key of list.mapKeys) {
-      if (!(key in item) || item[key] === undefined) {
+      if (item[key] === undefined || !Object.hasOwn(item, key)) {
         return `associative list with keys has an element that omits key field ${JSON.stringify(key)} (and doesn't have default value)`;
       }
       fields[key] = item[key];
@@ -94,6 +96,9 @@ function checkScalar(schema: Schema, v: unknown, path: FieldPath): void {
     const expected = schema.type === 'string' ? 'string' : schema.type === 'boolean' ? 'boolean' : 'numeric (int or float)';
     throw new TypedValueError(path, `expected ${expected}, got ${typeName(v)}`);
   }
+  // Numeric to structured-merge-diff, but kube's conversion to the kind's Go type then needs an integer that fits.
+  const integerError = schema.type === 'integer' ? unstructuredIntegerError(v as number, schema) : undefined;
+  if (integerError) throw new TypedValueError(path, integerError);
 }
 
 // ---- validation ------------------------------------------------------------------------
@@ -234,7 +239,7 @@ export function compare(lhs: unknown, rhs: unknown, schema: Schema): Comparison 
       const mismatch = (l !== undefined && l !== null && !lm) || (r !== undefined && r !== null && !rm);
       if (mismatch || ((!lm || !Object.keys(lm).length) && (!rm || !Object.keys(rm).length))) return leaf(path, l, r);
       const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-      for (const key of keys) walk([...path, field(key)], lm?.[key], rm?.[key], fieldSchema(s, key).schema);
+      for (const key of keys) walk([...path, field(key)], lm ? ownValue(lm, key) : undefined, rm ? ownValue(rm, key) : undefined, fieldSchema(s, key).schema);
     } else {
       return leaf(path, l, r);
     }
@@ -295,13 +300,13 @@ export function merge(lhs: unknown, rhs: unknown, schema: Schema): unknown {
   if (mismatch || ((!lm || !Object.keys(lm).length) && (!rm || !Object.keys(rm).length))) return keepRhs();
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(lm ?? {})) {
-    const merged = merge(value, rm?.[key], fieldSchema(schema, key).schema);
-    if (merged !== undefined) out[key] = merged;
+    const merged = merge(value, rm ? ownValue(rm, key) : undefined, fieldSchema(schema, key).schema);
+    if (merged !== undefined) setOwn(out, key, merged);
   }
   for (const [key, value] of Object.entries(rm ?? {})) {
-    if (lm && key in lm) continue;
+    if (lm && Object.hasOwn(lm, key)) continue;
     const merged = merge(undefined, value, fieldSchema(schema, key).schema);
-    if (merged !== undefined) out[key] = merged;
+    if (merged !== undefined) setOwn(out, key, merged);
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -431,12 +436,12 @@ export function removeItems(value: unknown, set: FieldSet, schema: Schema): unkn
     }
     const below = set.withPrefix(pe);
     if (below.empty()) {
-      out[key] = child;
+      setOwn(out, key, child);
       continue;
     }
     matched = true;
     const kept = removeItems(child, below, fieldSchema(schema, key).schema);
-    if (kept !== undefined) out[key] = kept;
+    if (kept !== undefined) setOwn(out, key, kept);
   }
   return Object.keys(out).length || !matched ? out : undefined;
 }

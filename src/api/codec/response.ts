@@ -36,10 +36,26 @@ export function renderStatus(status: Status, accept: string | undefined, capabil
   return { contentType: MEDIA_TYPES[serializer], body: serializeForResponse(serializer, status, { pretty }) };
 }
 
+const BYTES_IN_HEADERS = Symbol('header values hold raw bytes');
+
+/** Records that a header value of this response is bytes in Latin-1 characters (UTF-8 text of a warning). */
+export function markHeaderBytes(res: Response): void {
+  (res as Response & { [BYTES_IN_HEADERS]?: boolean })[BYTES_IN_HEADERS] = true;
+}
+
+/**
+ * The body to end a response with. Node writes the headers in the encoding of a string
+ * body sent with them (UTF-8), which would encode header bytes a second time; with a
+ * Buffer body it writes them as they are.
+ */
+export function bodyFor(res: Response, body: string | Buffer): string | Buffer {
+  return typeof body === 'string' && (res as Response & { [BYTES_IN_HEADERS]?: boolean })[BYTES_IN_HEADERS] ? Buffer.from(body, 'utf8') : body;
+}
+
 /** Sends a rendered body with its status code, compressing it when negotiated. */
 export function sendRendered(res: Response, code: number, rendered: RenderedBody, gzip: boolean): void {
   const encoded = contentEncode(rendered.body, gzip);
   res.status(code).setHeader('Content-Type', rendered.contentType);
   for (const [name, value] of Object.entries(encoded.headers)) res.setHeader(name, value);
-  res.end(encoded.body);
+  res.end(bodyFor(res, encoded.body));
 }

@@ -1,14 +1,19 @@
-import { applyOperation, Operation } from 'fast-json-patch';
-import { isPlainObject } from '../types';
+import { isPlainObject, ownValue, setOwn } from '../types';
 import { jsonEqual } from '../resources/system-metadata';
+import { Bracket, MAX_NESTING_DEPTH, valueTooDeep } from '../validation/nesting';
 
 /**
  * RFC 6902 JSON patch with kube's semantics (gopkg.in/evanphx/json-patch.v4, which kube
  * applies patches with): each operation is checked against the document the way that
  * library resolves paths (negative array indexes count from the end, `replace` of a
- * missing object key sets it, a null on the path is missing), failing with its words;
- * the change itself is made by fast-json-patch. The first failing operation rejects the
- * whole patch.
+ * missing object key sets it, a null on the path is missing), failing with its words. The
+ * first failing operation rejects the whole patch. Object keys are map keys whatever
+ * their name (`__proto__` included), as in Go.
+ *
+ * Two bounds keep a patch of a few kilobytes from building a huge document: copies may
+ * add at most MAX_COPY_BYTES (kube's JSONPatchMaxCopyBytes), and no operation may nest
+ * the document deeper than MAX_NESTING_DEPTH (the decoders' limit, which kube's decoding
+ * of the patched object enforces).
  */
 export class JsonPatchApplyError extends Error {
   constructor(message: string) {
@@ -17,32 +22,56 @@ export class JsonPatchApplyError extends Error {
   }
 }
 
+/** An operation made the document deeper than the decoders accept; `document` is the result. */
+export class JsonPatchDepthError extends Error {
+  constructor(
+    readonly bracket: Bracket,
+    readonly document: unknown,
+  ) {
+    super(`the patched object nests deeper than ${MAX_NESTING_DEPTH} levels`);
+    this.name = 'JsonPatchDepthError';
+  }
+}
+
+/** kube-apiserver's default JSONPatchMaxCopyBytes. */
+export const MAX_COPY_BYTES = 3 * 1024 * 1024;
+
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 const TEST_FAILED = 'test failed';
 
 type Container = { kind: 'object'; value: Record<string, unknown> } | { kind: 'array'; value: unknown[] };
 
+/** A resolved path: the container of its last token, that token, and how many tokens deep it is. */
+interface Location {
+  container: Container;
+  key: string;
+  depth: number;
+}
+
 function unescapeToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Go's strconv.Atoi, with its error text. */
+/** Go's strconv.Atoi, with its error text. Indexes too large for an int are out of range for Go too. */
 function atoi(key: string): number {
   if (!/^[+-]?\d+$/.test(key)) throw new JsonPatchApplyError(`strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
-  return Number(key);
+  const n = Number(key);
+  if (!Number.isSafeInteger(n)) throw new JsonPatchApplyError(`strconv.Atoi: parsing ${JSON.stringify(key)}: value out of range`);
+  return n;
+}
+
+function containerOf(value: unknown): Container | null {
+  if (Array.isArray(value)) return { kind: 'array', value };
+  if (isPlainObject(value)) return { kind: 'object', value };
+  return null;
 }
 
 /** evanphx's findObject: the container of the path's last token, or null when any step is missing. */
-function findContainer(doc: unknown, path: string): { container: Container; key: string; parentPointer: string } | null {
+function findContainer(doc: unknown, path: string): Location | null {
   const parts = path.split('/');
   if (parts.length < 2) return null;
   let node: unknown = doc;
-  let pointer = '';
   for (const raw of parts.slice(1, -1)) {
     const token = unescapeToken(raw);
     let next: unknown;
@@ -50,16 +79,13 @@ function findContainer(doc: unknown, path: string): { container: Container; key:
       const idx = /^[+-]?\d+$/.test(token) ? resolveIndex(Number(token), node.length) : -1;
       if (idx < 0 || idx >= node.length) return null;
       next = node[idx];
-      pointer += `/${idx}`;
     } else if (isPlainObject(node)) {
-      next = node[token];
-      pointer += `/${escapeToken(token)}`;
+      next = ownValue(node, token);
     } else return null;
-    if (next === null || next === undefined || (typeof next !== 'object')) return null;
+    if (next === null || next === undefined || typeof next !== 'object') return null;
     node = next;
   }
-  const container: Container = Array.isArray(node) ? { kind: 'array', value: node } : { kind: 'object', value: node as Record<string, unknown> };
-  return { container, key: unescapeToken(parts[parts.length - 1]), parentPointer: pointer };
+  return { container: containerOf(node)!, key: unescapeToken(parts[parts.length - 1]), depth: parts.length - 1 };
 }
 
 /** Negative indexes count from the end (evanphx's SupportNegativeIndices). */
@@ -71,36 +97,50 @@ function invalidIndex(idx: number): JsonPatchApplyError {
   return new JsonPatchApplyError(`Unable to access invalid index: ${idx}: ${INVALID_INDEX}`);
 }
 
-/** The element pointer of an existing array item or object key; throws evanphx's get error. */
-function getPointer(c: Container, key: string, parent: string): { pointer: string; value: unknown } {
-  if (c.kind === 'object') return { pointer: `${parent}/${escapeToken(key)}`, value: c.value[key] ?? null };
+/** The index of an existing array item; throws evanphx's get error. */
+function existingIndex(items: unknown[], key: string): number {
   const idx = atoi(key);
-  const at = resolveIndex(idx, c.value.length);
-  if (idx < -c.value.length || at >= c.value.length) throw invalidIndex(idx);
-  return { pointer: `${parent}/${at}`, value: c.value[at] };
+  const at = resolveIndex(idx, items.length);
+  if (idx < -items.length || at >= items.length) throw invalidIndex(idx);
+  return at;
 }
 
-/** Where an add inserts: `-` appends; an index may equal the length. */
-function addPointer(c: Container, key: string, parent: string): string {
-  if (c.kind === 'object') return `${parent}/${escapeToken(key)}`;
-  if (key === '-') return `${parent}/-`;
+/** The value at a location (null for a missing object key); throws evanphx's get error. */
+function getAt(loc: Location): unknown {
+  const c = loc.container;
+  if (c.kind === 'object') return ownValue(c.value, loc.key) ?? null;
+  return c.value[existingIndex(c.value, loc.key)];
+}
+
+/** evanphx's add: sets an object key, or inserts into a list (`-` appends; an index may equal the length). */
+function addAt(loc: Location, value: unknown): void {
+  const c = loc.container;
+  if (c.kind === 'object') return setOwn(c.value, loc.key, value);
+  if (loc.key === '-') {
+    c.value.push(value);
+    return;
+  }
   let idx: number;
   try {
-    idx = atoi(key);
+    idx = atoi(loc.key);
   } catch (err) {
-    throw new JsonPatchApplyError(`value was not a proper array index: '${key}': ${(err as Error).message}`);
+    throw new JsonPatchApplyError(`value was not a proper array index: '${loc.key}': ${(err as Error).message}`);
   }
   const size = c.value.length + 1;
   if (idx >= size || idx < -size) throw invalidIndex(idx);
-  return `${parent}/${resolveIndex(idx, size)}`;
+  c.value.splice(resolveIndex(idx, size), 0, value);
 }
 
-function removePointer(c: Container, key: string, parent: string): string {
+/** evanphx's remove: the removed value. */
+function removeAt(loc: Location): unknown {
+  const c = loc.container;
   if (c.kind === 'object') {
-    if (!(key in c.value)) throw new JsonPatchApplyError(`Unable to remove nonexistent key: ${key}: ${MISSING}`);
-    return `${parent}/${escapeToken(key)}`;
+    if (!Object.hasOwn(c.value, loc.key)) throw new JsonPatchApplyError(`Unable to remove nonexistent key: ${loc.key}: ${MISSING}`);
+    const removed = c.value[loc.key];
+    delete c.value[loc.key];
+    return removed;
   }
-  return getPointer(c, key, parent).pointer;
+  return c.value.splice(existingIndex(c.value, loc.key), 1)[0];
 }
 
 function wrap(prefix: string, err: unknown): JsonPatchApplyError {
@@ -109,150 +149,156 @@ function wrap(prefix: string, err: unknown): JsonPatchApplyError {
 
 type RawOperation = Record<string, unknown>;
 
-/** A string member of the operation, or the text evanphx fails with when it is absent. */
+/** A string member of the operation, or undefined when it is absent. */
 function member(op: RawOperation, name: 'path' | 'from'): string | undefined {
-  const v = op[name];
+  const v = ownValue(op, name);
   return typeof v === 'string' ? v : undefined;
 }
 
-function apply(doc: Record<string, unknown>, change: Operation): Record<string, unknown> {
-  return applyOperation(doc, change, false, true).newDocument as Record<string, unknown>;
-}
+/** Applies operations to one document (a copy the caller owns), tracking what copies add. */
+class Patching {
+  private copiedBytes = 0;
 
-function applyOne(doc: Record<string, unknown>, op: RawOperation): Record<string, unknown> {
-  const kind = typeof op.op === 'string' ? op.op : 'unknown';
-  const path = member(op, 'path');
-  const value = 'value' in op ? op.value : null;
-  const missingPath = `operation missing path field: ${MISSING}`;
-  switch (kind) {
-    case 'add': {
-      if (path === undefined) throw new JsonPatchApplyError(`add operation failed to decode path: ${MISSING}`);
-      const found = findContainer(doc, path);
-      if (!found) throw new JsonPatchApplyError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-      let pointer: string;
-      try {
-        pointer = addPointer(found.container, found.key, found.parentPointer);
-      } catch (err) {
-        throw wrap(`error in add for path: '${path}'`, err);
+  constructor(public doc: Record<string, unknown>) {}
+
+  /** Refuses a value placed `depth` tokens down that would nest the document too deep. */
+  private placed(depth: number, value: unknown): void {
+    const bracket = valueTooDeep(value, MAX_NESTING_DEPTH, depth);
+    if (bracket) throw new JsonPatchDepthError(bracket, this.doc);
+  }
+
+  apply(op: RawOperation): void {
+    const kind = typeof op.op === 'string' && Object.hasOwn(op, 'op') ? op.op : 'unknown';
+    const path = member(op, 'path');
+    const value = Object.hasOwn(op, 'value') ? op.value : null;
+    const missingPath = `operation missing path field: ${MISSING}`;
+    switch (kind) {
+      case 'add': {
+        if (path === undefined) throw new JsonPatchApplyError(`add operation failed to decode path: ${MISSING}`);
+        const loc = findContainer(this.doc, path);
+        if (!loc) throw new JsonPatchApplyError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+        try {
+          addAt(loc, value);
+        } catch (err) {
+          throw wrap(`error in add for path: '${path}'`, err);
+        }
+        return this.placed(loc.depth, value);
       }
-      return apply(doc, { op: 'add', path: pointer, value });
+      case 'remove': {
+        if (path === undefined) throw new JsonPatchApplyError(`remove operation failed to decode path: ${MISSING}`);
+        const loc = findContainer(this.doc, path);
+        if (!loc) throw new JsonPatchApplyError(`remove operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+        try {
+          removeAt(loc);
+        } catch (err) {
+          throw wrap(`error in remove for path: '${path}'`, err);
+        }
+        return;
+      }
+      case 'replace': {
+        if (path === undefined) throw new JsonPatchApplyError(`replace operation failed to decode path: ${missingPath}`);
+        if (path === '') {
+          if (!isPlainObject(value) && !Array.isArray(value)) throw new JsonPatchApplyError('replace operation value must be object or array: %!w(<nil>)');
+          this.doc = value as Record<string, unknown>;
+          return this.placed(0, value);
+        }
+        const loc = findContainer(this.doc, path);
+        if (!loc) throw new JsonPatchApplyError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
+        const c = loc.container;
+        // Replacing a missing object key sets it, as evanphx does.
+        if (c.kind === 'object') setOwn(c.value, loc.key, value);
+        else {
+          let idx: number;
+          try {
+            idx = existingIndex(c.value, loc.key);
+          } catch {
+            throw new JsonPatchApplyError(`replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
+          }
+          c.value[idx] = value;
+        }
+        return this.placed(loc.depth, value);
+      }
+      case 'move': {
+        const from = member(op, 'from');
+        if (from === undefined) throw new JsonPatchApplyError(`move operation failed to decode from: operation, missing from field: ${MISSING}`);
+        const source = findContainer(this.doc, from);
+        if (!source) throw new JsonPatchApplyError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
+        let moved: unknown;
+        try {
+          moved = removeAt(source);
+        } catch (err) {
+          throw wrap(`error in move for path: '${source.key}'`, err);
+        }
+        if (path === undefined) throw new JsonPatchApplyError(`move operation failed to decode path: ${missingPath}`);
+        const target = findContainer(this.doc, path);
+        if (!target) throw new JsonPatchApplyError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+        try {
+          addAt(target, moved);
+        } catch (err) {
+          throw wrap(`error in move for path: '${path}'`, err);
+        }
+        return this.placed(target.depth, moved);
+      }
+      case 'copy': {
+        const from = member(op, 'from');
+        if (from === undefined) throw new JsonPatchApplyError(`copy operation failed to decode from: operation, missing from field: ${MISSING}`);
+        const source = findContainer(this.doc, from);
+        if (!source) throw new JsonPatchApplyError(`copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
+        let copied: unknown;
+        try {
+          copied = getAt(source);
+        } catch (err) {
+          throw wrap(`error in copy for from: '${from}'`, err);
+        }
+        if (path === undefined) throw new JsonPatchApplyError(`copy operation failed to decode path: ${MISSING}`);
+        const target = findContainer(this.doc, path);
+        if (!target) throw new JsonPatchApplyError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+        this.placed(target.depth, copied);
+        this.copiedBytes += Buffer.byteLength(JSON.stringify(copied) ?? 'null');
+        if (this.copiedBytes > MAX_COPY_BYTES) {
+          throw new JsonPatchApplyError(
+            `Unable to complete the copy, the accumulated size increase of copy is ${this.copiedBytes}, exceeding the limit ${MAX_COPY_BYTES}`,
+          );
+        }
+        try {
+          addAt(target, structuredClone(copied));
+        } catch (err) {
+          throw wrap('error while adding value during copy', err);
+        }
+        return;
+      }
+      case 'test': {
+        if (path === undefined) throw new JsonPatchApplyError(`test operation failed to decode path: ${missingPath}`);
+        const failed = new JsonPatchApplyError(`testing value ${path} failed: ${TEST_FAILED}`);
+        if (path === '') {
+          if (!jsonEqual(this.doc, value)) throw failed;
+          return;
+        }
+        const loc = findContainer(this.doc, path);
+        if (!loc) throw new JsonPatchApplyError(`test operation does not apply: is missing path: ${path}: ${MISSING}`);
+        let current: unknown;
+        try {
+          current = getAt(loc);
+        } catch (err) {
+          throw wrap(`error in test for path: '${path}'`, err);
+        }
+        // A missing or null value passes a test for null.
+        if (current === null || current === undefined) {
+          if (value === null) return;
+          throw failed;
+        }
+        if (!jsonEqual(current, value)) throw failed;
+        return;
+      }
+      default:
+        throw new JsonPatchApplyError(`Unexpected kind: ${kind}`);
     }
-    case 'remove': {
-      if (path === undefined) throw new JsonPatchApplyError(`remove operation failed to decode path: ${MISSING}`);
-      const found = findContainer(doc, path);
-      if (!found) throw new JsonPatchApplyError(`remove operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-      let pointer: string;
-      try {
-        pointer = removePointer(found.container, found.key, found.parentPointer);
-      } catch (err) {
-        throw wrap(`error in remove for path: '${path}'`, err);
-      }
-      return apply(doc, { op: 'remove', path: pointer });
-    }
-    case 'replace': {
-      if (path === undefined) throw new JsonPatchApplyError(`replace operation failed to decode path: ${missingPath}`);
-      if (path === '') {
-        if (!isPlainObject(value) && !Array.isArray(value)) throw new JsonPatchApplyError('replace operation value must be object or array: %!w(<nil>)');
-        return value as Record<string, unknown>;
-      }
-      const found = findContainer(doc, path);
-      if (!found) throw new JsonPatchApplyError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
-      let pointer: string;
-      try {
-        pointer = found.container.kind === 'object' ? `${found.parentPointer}/${escapeToken(found.key)}` : getPointer(found.container, found.key, found.parentPointer).pointer;
-      } catch {
-        throw new JsonPatchApplyError(`replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
-      }
-      // Replacing a missing object key sets it, as evanphx does.
-      return apply(doc, { op: found.container.kind === 'object' ? 'add' : 'replace', path: pointer, value });
-    }
-    case 'move': {
-      const from = member(op, 'from');
-      if (from === undefined) throw new JsonPatchApplyError(`move operation failed to decode from: operation, missing from field: ${MISSING}`);
-      const source = findContainer(doc, from);
-      if (!source) throw new JsonPatchApplyError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
-      let fromPointer: string;
-      try {
-        fromPointer = removePointer(source.container, source.key, source.parentPointer);
-      } catch (err) {
-        throw wrap(`error in move for path: '${source.key}'`, err);
-      }
-      const moved = getValue(doc, fromPointer);
-      let next = apply(doc, { op: 'remove', path: fromPointer });
-      if (path === undefined) throw new JsonPatchApplyError(`move operation failed to decode path: ${missingPath}`);
-      const target = findContainer(next, path);
-      if (!target) throw new JsonPatchApplyError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      let toPointer: string;
-      try {
-        toPointer = addPointer(target.container, target.key, target.parentPointer);
-      } catch (err) {
-        throw wrap(`error in move for path: '${path}'`, err);
-      }
-      next = apply(next, { op: 'add', path: toPointer, value: moved });
-      return next;
-    }
-    case 'copy': {
-      const from = member(op, 'from');
-      if (from === undefined) throw new JsonPatchApplyError(`copy operation failed to decode from: operation, missing from field: ${MISSING}`);
-      const source = findContainer(doc, from);
-      if (!source) throw new JsonPatchApplyError(`copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
-      let copied: unknown;
-      try {
-        copied = getPointer(source.container, source.key, source.parentPointer).value;
-      } catch (err) {
-        throw wrap(`error in copy for from: '${from}'`, err);
-      }
-      if (path === undefined) throw new JsonPatchApplyError(`copy operation failed to decode path: ${MISSING}`);
-      const target = findContainer(doc, path);
-      if (!target) throw new JsonPatchApplyError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      let toPointer: string;
-      try {
-        toPointer = addPointer(target.container, target.key, target.parentPointer);
-      } catch (err) {
-        throw wrap('error while adding value during copy', err);
-      }
-      return apply(doc, { op: 'add', path: toPointer, value: structuredClone(copied) });
-    }
-    case 'test': {
-      if (path === undefined) throw new JsonPatchApplyError(`test operation failed to decode path: ${missingPath}`);
-      const failed = new JsonPatchApplyError(`testing value ${path} failed: ${TEST_FAILED}`);
-      if (path === '') {
-        if (!jsonEqual(doc, value)) throw failed;
-        return doc;
-      }
-      const found = findContainer(doc, path);
-      if (!found) throw new JsonPatchApplyError(`test operation does not apply: is missing path: ${path}: ${MISSING}`);
-      let current: unknown;
-      try {
-        current = getPointer(found.container, found.key, found.parentPointer).value;
-      } catch (err) {
-        throw wrap(`error in test for path: '${path}'`, err);
-      }
-      // A missing or null value passes a test for null.
-      if (current === null || current === undefined) {
-        if (value === null) return doc;
-        throw failed;
-      }
-      if (!jsonEqual(current, value)) throw failed;
-      return doc;
-    }
-    default:
-      throw new JsonPatchApplyError(`Unexpected kind: ${kind}`);
   }
 }
 
-function getValue(doc: unknown, pointer: string): unknown {
-  let node: unknown = doc;
-  for (const raw of pointer.split('/').slice(1)) {
-    const token = unescapeToken(raw);
-    node = Array.isArray(node) ? node[Number(token)] : (node as Record<string, unknown>)[token];
-  }
-  return structuredClone(node);
-}
-
-/** Applies RFC 6902 operations to a copy of the document. */
+/** Applies RFC 6902 operations to a copy of the document; the operations are consumed. */
 export function applyJsonPatch(document: Record<string, unknown>, operations: RawOperation[]): unknown {
-  let doc: Record<string, unknown> = structuredClone(document);
-  for (const op of operations) doc = applyOne(doc, op);
-  return doc;
+  const patching = new Patching(structuredClone(document));
+  for (const op of operations) patching.apply(op);
+  return patching.doc;
 }

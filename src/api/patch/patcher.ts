@@ -1,12 +1,13 @@
 import { errors, StatusError } from '../errors';
 import { fieldErrorBody, fieldErrors } from '../field-errors';
 import { ResourceType } from '../resource-type';
-import { DocNode, docToValue, docTypeName, duplicateFields, valueToDoc } from '../validation/document';
+import { DocNode, docToValue, docTypeName, duplicateFields, float64OverflowError, overflowingNumber, valueToDoc } from '../validation/document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
 import { goValue, sortedJson } from '../validation/go-text';
 import { JsonSyntaxError, parseJsonDocument } from '../validation/json-document';
 import { decodeBySchema, DecodeDialect } from '../validation/schema-decoder';
-import { applyJsonPatch, JsonPatchApplyError } from './json-patch';
+import { applyJsonPatch, JsonPatchApplyError, JsonPatchDepthError } from './json-patch';
+import { jsonDepthError } from '../validation/nesting';
 import { mergePatch } from './merge-patch';
 import { PatchType } from './patch-types';
 import { strategicMergePatch, StrategicMergePatchError } from './strategic-merge-patch';
@@ -42,11 +43,12 @@ export function parsePatch(type: ParsedPatch['type'], body: Buffer | undefined):
   }
 }
 
-/** kube's NewGenericServerResponse(422, ...): a fixed message, the reason in a cause. */
-function unprocessable(message: string): StatusError {
-  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
-    causes: [{ reason: 'UnexpectedServerResponse', message }],
-  });
+/**
+ * kube's NewGenericServerResponse(422, ..., isUnexpectedResponse=false): a fixed message and
+ * empty details; the patch library's own words are not passed on (kube drops them too).
+ */
+function unprocessable(): StatusError {
+  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 }
 
 /** kube's NewInvalid(GroupKind{}, "", [Invalid(patch, value, detail)]). */
@@ -101,9 +103,16 @@ function jsonPatchStrictErrors(doc: DocNode): string[] {
   return found;
 }
 
+/** kube decodes JSON and merge patches into Go values first (strictly, by default): a float64 overflow is 400. */
+function checkNumbers(doc: DocNode, prefix: string): void {
+  const literal = overflowingNumber(doc);
+  if (literal !== undefined) throw errors.badRequest(`${prefix}${float64OverflowError(literal)}`);
+}
+
 function applyJson(current: Record<string, unknown>, patch: ParsedPatch, strict: boolean): Applied {
   const patchStrictErrors = strict ? jsonPatchStrictErrors(patch.document) : [];
   const doc = patch.document;
+  checkNumbers(doc, 'error decoding patch: ');
   if (doc.kind !== 'array') throw errors.badRequest(`json: cannot unmarshal ${goTypeOfDoc(doc)} into Go value of type jsonpatch.Patch`);
   const operations = doc.items.map((item) => {
     if (item.kind !== 'object' && item.kind !== 'null') {
@@ -122,7 +131,11 @@ function applyJson(current: Record<string, unknown>, patch: ParsedPatch, strict:
   try {
     result = applyJsonPatch(current, operations);
   } catch (err) {
-    if (err instanceof JsonPatchApplyError) throw unprocessable(err.message);
+    if (err instanceof JsonPatchApplyError) throw unprocessable();
+    // kube's decoding of the patched object stops at the nesting limit.
+    if (err instanceof JsonPatchDepthError) {
+      throw invalidPatch(sortedJson(err.document), `couldn't get version/kind; json parse error: ${jsonDepthError(err.bracket)}`);
+    }
     throw err;
   }
   return { result, patchStrictErrors, shown: () => sortedJson(result), dialect: 'json' };
@@ -135,6 +148,7 @@ function applyMerge(current: Record<string, unknown>, patch: ParsedPatch, strict
   }
   // evanphx/json-patch accepts an object or a list; anything else is not a merge patch.
   if (doc.kind !== 'object' && doc.kind !== 'array') throw errors.badRequest('Invalid JSON Patch');
+  checkNumbers(doc, 'error decoding patch: ');
   const result = mergePatch(current, docToValue(doc));
   return { result, patchStrictErrors: strict ? duplicateFields(doc) : [], shown: () => sortedJson(result), dialect: 'json' };
 }
@@ -144,6 +158,7 @@ function applyStrategic(type: ResourceType, current: Record<string, unknown>, pa
   if (doc.kind !== 'object' && doc.kind !== 'null') {
     throw errors.badRequest(`json: cannot unmarshal ${goTypeOfDoc(doc)} into Go value of type map[string]interface {}`);
   }
+  checkNumbers(doc, '');
   const patchMap = (docToValue(doc) ?? {}) as Record<string, unknown>;
   let result: Record<string, unknown>;
   try {
@@ -151,7 +166,7 @@ function applyStrategic(type: ResourceType, current: Record<string, unknown>, pa
   } catch (err) {
     if (!(err instanceof StrategicMergePatchError)) throw err;
     // kube answers the unclassified ones with a 500; they are bad input, so 400 here.
-    if (err.category === 'Invalid') throw unprocessable(err.message);
+    if (err.category === 'Invalid') throw unprocessable();
     throw errors.badRequest(err.message);
   }
   // kube prints the patch as Go's %+v after the merge consumed its directives.

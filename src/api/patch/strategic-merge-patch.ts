@@ -1,5 +1,5 @@
 import { childSchema, ListSchema, Schema } from '../schema/schema';
-import { isPlainObject } from '../types';
+import { isPlainObject, ownValue, setOwn } from '../types';
 import { goKind, goValue } from '../validation/go-text';
 
 /**
@@ -141,10 +141,10 @@ function mergeMap(originalIn: JsonMap | null, patch: JsonMap, schema: Schema): J
       delete original[key];
       continue;
     }
-    if (!(key in original)) {
+    if (!Object.hasOwn(original, key)) {
       if (!isDeleteList) {
         discardNullValues(patchV);
-        original[key] = patchV;
+        setOwn(original, key, patchV);
       }
       continue;
     }
@@ -152,17 +152,17 @@ function mergeMap(originalIn: JsonMap | null, patch: JsonMap, schema: Schema): J
     if (goTypeOf(current) !== goTypeOf(patchV)) {
       if (!isDeleteList) {
         discardNullValues(patchV);
-        original[key] = patchV;
+        setOwn(original, key, patchV);
       }
       continue;
     }
     if (isPlainObject(current)) {
-      original[key] = mergeMap(current, patchV as JsonMap, fieldSchema(schema, key));
+      setOwn(original, key, mergeMap(current, patchV as JsonMap, fieldSchema(schema, key)));
     } else if (Array.isArray(current)) {
       const meta = listMeta(schema, key);
-      original[key] = mergeSliceHandler(current, patchV, meta, isDeleteList);
+      setOwn(original, key, mergeSliceHandler(current, patchV, meta, isDeleteList));
     } else {
-      original[key] = patchV;
+      setOwn(original, key, patchV);
     }
   }
   return original;
@@ -198,10 +198,10 @@ function mergePatchIntoOriginal(original: JsonMap, patch: JsonMap, schema: Schem
     delete patch[key];
     if (!Array.isArray(order)) throw errBadArgType('slice', order);
     const listKey = extractKey(key, SET_ELEMENT_ORDER_PREFIX);
-    const foundOriginal = listKey in original;
-    const foundPatch = listKey in patch;
-    const originalList = original[listKey];
-    const patchList = patch[listKey];
+    const foundOriginal = Object.hasOwn(original, listKey);
+    const foundPatch = Object.hasOwn(patch, listKey);
+    const originalList = ownValue(original, listKey);
+    const patchList = ownValue(patch, listKey);
     if (foundOriginal && !Array.isArray(originalList) && originalList !== null) throw errBadArgType('slice', originalList);
     if (foundPatch && !Array.isArray(patchList) && patchList !== null) throw errBadArgType('slice', patchList);
     const originalItems = (originalList as unknown[] | null) ?? [];
@@ -217,7 +217,7 @@ function mergePatchIntoOriginal(original: JsonMap, patch: JsonMap, schema: Schem
 
     const [patchItems, serverOnly] = meta.mergeKey ? partitionMapsByPresentInList(merged, order, meta.mergeKey) : partitionPrimitives(merged, order);
     const kind = sliceElementKind([originalItems, patchItemsIn]);
-    original[listKey] = normalizeElementOrder(patchItems, serverOnly, order, originalItems, meta.mergeKey, kind);
+    setOwn(original, listKey, normalizeElementOrder(patchItems, serverOnly, order, originalItems, meta.mergeKey, kind));
     delete patch[listKey];
   }
 }

@@ -6,6 +6,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/obje
 import { storageResource } from '../registry';
 import {
   Change,
+  isStorableKeyPart,
   KeyExistsError,
   KeyNotFoundError,
   ObjectKey,
@@ -83,12 +84,27 @@ function fieldsOf(type: ResourceType, obj: KubeObject): Record<string, string> {
   return fields;
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An int64 query parameter as kube's conversion reads it (strconv.ParseInt), with its errors as 400. */
+function parseInt64(text: string): bigint {
+  if (!/^[+-]?\d+$/.test(text)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const n = BigInt(text);
+  if (n < INT64_MIN || n > INT64_MAX) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
+  return n;
+}
+
+/** Beyond this many items a limit cannot cut a list short: a bound for the store's queries. */
+const UNREACHABLE_LIMIT = 2n ** 31n;
+
 function parseListQuery(query: Record<string, unknown>): ListQuery {
   const limitText = firstString(query.limit);
   let limit: number | undefined;
   if (limitText !== undefined && limitText !== '') {
-    limit = Number(limitText);
-    if (!Number.isInteger(limit) || limit < 0) throw errors.badRequest(`limit: Invalid value: ${JSON.stringify(limitText)}: must be a non-negative integer`);
+    // A limit of 0 or less means none, as in kube.
+    const n = parseInt64(limitText);
+    if (n > 0n) limit = Number(n < UNREACHABLE_LIMIT ? n : UNREACHABLE_LIMIT);
   }
   return {
     resourceVersion: firstString(query.resourceVersion),
@@ -104,6 +120,20 @@ function parseTimeoutSeconds(v: unknown): number | undefined {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) throw errors.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(text)}: must be a non-negative integer`);
   return n;
+}
+
+/**
+ * A name or namespace the store cannot hold (a NUL character, which kube's etcd keys allow
+ * and PostgreSQL text does not) is invalid, unless that field is refused already.
+ */
+function withKeyErrors(obj: KubeObject, errs: FieldError[]): FieldError[] {
+  for (const field of ['name', 'namespace'] as const) {
+    const value = obj.metadata[field];
+    const path = `metadata.${field}`;
+    if (typeof value !== 'string' || isStorableKeyPart(value) || errs.some((e) => e.field === path)) continue;
+    errs.push(fieldErrors.invalid(path, value, 'may not contain a NUL character'));
+  }
+  return errs;
 }
 
 /** The ERROR event a watch from a compacted revision gets (kube: 410 Expired). */
@@ -373,10 +403,13 @@ export class GenericStorage implements Required<ResourceStorage> {
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     if (wantsGeneratedName) obj.metadata.name = generatedName(obj.metadata.generateName!);
     this.type.strategy.prepareForCreate?.(obj, ctx);
-    this.throwIfInvalid(obj, [
-      ...validateObjectMeta(obj.metadata, { namespaced: this.type.namespaced, nameValidator: this.type.nameValidator }),
-      ...this.type.strategy.validate(obj, ctx),
-    ]);
+    this.throwIfInvalid(
+      obj,
+      withKeyErrors(obj, [
+        ...validateObjectMeta(obj.metadata, { namespaced: this.type.namespaced, nameValidator: this.type.nameValidator }),
+        ...this.type.strategy.validate(obj, ctx),
+      ]),
+    );
     const named: Target = { ...target, name: obj.metadata.name! };
     if (viaUpdate) await this.deps.authorizeCreate?.(named, opts.user);
     await this.admission.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });

@@ -72,5 +72,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
   const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
+  // Own keys only: a key named like an inherited member (`__proto__`) is data.
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }

@@ -1,5 +1,6 @@
 import { ScalarSchema, Schema, StructSchema } from '../schema/schema';
 import { isPlainObject } from '../types';
+import { MAX_NESTING_DEPTH } from './nesting';
 import { zeroOf } from './schema-decoder';
 
 /**
@@ -8,8 +9,10 @@ import { zeroOf } from './schema-decoder';
  * JSON.parse and one walk over the schema give exactly what the document decoder
  * (json-document + schema-decoder) gives, without building a document tree. Anything else
  * (a syntax error, a repeated key, an unknown field, a type error, a number literal with
- * a fraction or exponent, which Go's decoder judges by its text) returns undefined and
- * the caller takes the document decoder, which words every finding as kube does.
+ * a fraction or exponent, which Go's decoder judges by its text, a surrogate escape, a
+ * nesting too deep) returns undefined and the caller takes the document decoder, which
+ * words every finding as kube does. The scan that counts keys runs first, so JSON.parse
+ * and the walk below never see a document nested deeper than MAX_NESTING_DEPTH.
  */
 export function decodeCleanJson(text: string, schema: StructSchema): Record<string, unknown> | undefined {
   const keys = countKeysIfIntegral(text);
@@ -118,14 +121,24 @@ function countValueKeys(value: unknown): number {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const LOWER_U = 0x75;
+
+/** Whether the text at `i` is a `\\u` escape of a UTF-16 surrogate (`\\uD800` to `\\uDFFF`). */
+function isSurrogateEscape(text: string, i: number): boolean {
+  if (text.charCodeAt(i + 1) !== LOWER_U || (text[i + 2] !== 'd' && text[i + 2] !== 'D')) return false;
+  return /[89a-fA-F]/.test(text[i + 3] ?? '');
+}
 
 /**
  * The number of object keys written in a JSON text (a string followed by a colon), or -1
- * when a number literal has a fraction, an exponent or more digits than a double keeps
- * exactly: those go to the document decoder, which judges literals by their text.
+ * when the text needs the document decoder's judgement: a number literal with a fraction,
+ * an exponent or more digits than a double keeps exactly (judged by its text), a
+ * surrogate escape (Go replaces a lone one; JSON.parse keeps it), or nesting beyond
+ * MAX_NESTING_DEPTH (refused with Go's words).
  */
 export function countKeysIfIntegral(text: string): number {
   let keys = 0;
+  let depth = 0;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -134,8 +147,10 @@ export function countKeysIfIntegral(text: string): number {
       i++;
       while (i < n) {
         const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i += 2;
-        else if (s === QUOTE) break;
+        if (s === BACKSLASH) {
+          if (isSurrogateEscape(text, i)) return -1;
+          i += 2;
+        } else if (s === QUOTE) break;
         else i++;
       }
       i++;
@@ -154,6 +169,9 @@ export function countKeysIfIntegral(text: string): number {
       if (i - start > 15) return -1;
       continue;
     }
+    if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_NESTING_DEPTH) return -1;
+    } else if (c === 0x7d || c === 0x5d) depth--;
     i++;
   }
   return keys;

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../types';
+import { isPlainObject, setOwn } from '../types';
 import { goQuote } from './go-text';
 
 /**
@@ -25,7 +25,7 @@ export function docToValue(node: DocNode): unknown {
   switch (node.kind) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const { key, value } of node.entries) out[key] = docToValue(value);
+      for (const { key, value } of node.entries) setOwn(out, key, docToValue(value));
       return out;
     }
     case 'array':
@@ -46,6 +46,26 @@ export function valueToDoc(value: unknown): DocNode {
   if (typeof value === 'number') return { kind: 'number', raw: JSON.stringify(value), value };
   if (typeof value === 'boolean') return { kind: 'bool', value };
   return { kind: 'string', value: String(value) };
+}
+
+/**
+ * The literal of the first number too large for a float64 (`1e400`), which Go's decoder
+ * refuses when it decodes into interface{}: `json: cannot unmarshal number 1e400 into Go
+ * value of type float64`.
+ */
+export function overflowingNumber(node: DocNode): string | undefined {
+  const pending: DocNode[] = [node];
+  while (pending.length) {
+    const n = pending.pop()!;
+    if (n.kind === 'number' && !Number.isFinite(n.value)) return n.raw;
+    if (n.kind === 'array') for (let i = n.items.length - 1; i >= 0; i--) pending.push(n.items[i]);
+    if (n.kind === 'object') for (let i = n.entries.length - 1; i >= 0; i--) pending.push(n.entries[i].value);
+  }
+  return undefined;
+}
+
+export function float64OverflowError(literal: string): string {
+  return `json: cannot unmarshal number ${literal} into Go value of type float64`;
 }
 
 /** The JSON type name Go's decoder reports for a value (`cannot unmarshal string into ...`). */

@@ -40,6 +40,7 @@ export function goQuote(s: string): string {
 
 /** `%v` of a float64 or int64 decoded from JSON. */
 function goNumber(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf';
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const exp = Math.floor(Math.log10(Math.abs(n)));
   if (exp < -4 || exp >= 21) {
@@ -69,7 +70,8 @@ export function goKind(value: unknown): string {
   if (value === null || value === undefined) return 'invalid';
   if (typeof value === 'string') return 'string';
   if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  // Go keeps a JSON integer as int64 only when it fits; anything else is a float64.
+  if (typeof value === 'number') return Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63 ? 'int64' : 'float64';
   if (Array.isArray(value)) return 'slice';
   return 'map';
 }

@@ -1,9 +1,11 @@
 import { DocEntry, DocNode } from './document';
+import { MAX_NESTING_DEPTH } from './nesting';
 
 /**
  * A JSON parser that keeps what JSON.parse drops (repeated keys, number literals) and
  * reports syntax errors in the words of Go's encoding/json scanner, which is what kube's
- * decoders answer with: `invalid character '}' looking for beginning of object key string`.
+ * decoders answer with: `invalid character '}' looking for beginning of object key string`,
+ * `invalid character '[' exceeded max depth`.
  */
 export class JsonSyntaxError extends Error {
   constructor(message: string) {
@@ -26,6 +28,19 @@ const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\
 const isDigit = (c: string) => c >= '0' && c <= '9';
 const isHex = (c: string) => /^[0-9a-fA-F]$/.test(c);
 
+/** An object or array being read: what it holds so far (and, for an object, the key being read). */
+type OpenContainer = { kind: 'object'; entries: DocEntry[]; key: string } | { kind: 'array'; items: DocNode[] };
+
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const REPLACEMENT = '\ufffd';
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * Reads values without recursion: open objects and arrays are kept on a stack of their
+ * own, and one more than MAX_NESTING_DEPTH fails as Go's scanner fails past its limit.
+ */
 class Parser {
   private pos = 0;
 
@@ -53,65 +68,64 @@ class Parser {
   }
 
   private value(): DocNode {
-    const c = this.peek();
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
+    const open: OpenContainer[] = [];
+    for (;;) {
+      let node: DocNode;
+      const c = this.peek();
+      if (c === '{' || c === '[') {
+        if (open.length >= MAX_NESTING_DEPTH) this.fail('exceeded max depth');
+        this.pos++;
+        this.skipSpace();
+        const closing = c === '{' ? '}' : ']';
+        if (this.peek() !== closing) {
+          open.push(c === '{' ? { kind: 'object', entries: [], key: this.key() } : { kind: 'array', items: [] });
+          continue;
+        }
+        this.pos++;
+        node = c === '{' ? { kind: 'object', entries: [] } : { kind: 'array', items: [] };
+      } else node = this.scalar(c);
+
+      // The value is complete: hand it to its container, closing containers that end here.
+      for (;;) {
+        const parent = open[open.length - 1];
+        if (!parent) return node;
+        if (parent.kind === 'object') parent.entries.push({ key: parent.key, value: node });
+        else parent.items.push(node);
+        this.skipSpace();
+        const next = this.peek();
+        if (next === (parent.kind === 'object' ? '}' : ']')) {
+          this.pos++;
+          open.pop();
+          node = parent.kind === 'object' ? { kind: 'object', entries: parent.entries } : { kind: 'array', items: parent.items };
+          continue;
+        }
+        if (next !== ',') this.fail(parent.kind === 'object' ? 'after object key:value pair' : 'after array element');
+        this.pos++;
+        this.skipSpace();
+        if (parent.kind === 'object') parent.key = this.key();
+        break;
+      }
+    }
+  }
+
+  /** An object key and its colon, leaving the position at the value. */
+  private key(): string {
+    if (this.peek() !== '"') this.fail('looking for beginning of object key string');
+    const key = this.string();
+    this.skipSpace();
+    if (this.peek() !== ':') this.fail('after object key');
+    this.pos++;
+    this.skipSpace();
+    return key;
+  }
+
+  private scalar(c: string): DocNode {
     if (c === '"') return { kind: 'string', value: this.string() };
     if (c === '-' || isDigit(c)) return this.number();
     if (c === 't') return this.literal('true', { kind: 'bool', value: true });
     if (c === 'f') return this.literal('false', { kind: 'bool', value: false });
     if (c === 'n') return this.literal('null', { kind: 'null' });
     return this.fail('looking for beginning of value');
-  }
-
-  private object(): DocNode {
-    this.pos++; // {
-    const entries: DocEntry[] = [];
-    this.skipSpace();
-    if (this.peek() === '}') {
-      this.pos++;
-      return { kind: 'object', entries };
-    }
-    for (;;) {
-      if (this.peek() !== '"') this.fail('looking for beginning of object key string');
-      const key = this.string();
-      this.skipSpace();
-      if (this.peek() !== ':') this.fail('after object key');
-      this.pos++;
-      this.skipSpace();
-      entries.push({ key, value: this.value() });
-      this.skipSpace();
-      const c = this.peek();
-      if (c === '}') {
-        this.pos++;
-        return { kind: 'object', entries };
-      }
-      if (c !== ',') this.fail('after object key:value pair');
-      this.pos++;
-      this.skipSpace();
-    }
-  }
-
-  private array(): DocNode {
-    this.pos++; // [
-    const items: DocNode[] = [];
-    this.skipSpace();
-    if (this.peek() === ']') {
-      this.pos++;
-      return { kind: 'array', items };
-    }
-    for (;;) {
-      items.push(this.value());
-      this.skipSpace();
-      const c = this.peek();
-      if (c === ']') {
-        this.pos++;
-        return { kind: 'array', items };
-      }
-      if (c !== ',') this.fail('after array element');
-      this.pos++;
-      this.skipSpace();
-    }
   }
 
   private string(): string {
@@ -132,20 +146,35 @@ class Parser {
       }
       this.pos++;
       const e = this.peek();
-      const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-      if (e in simple) {
-        out += simple[e];
+      if (Object.hasOwn(SIMPLE_ESCAPES, e)) {
+        out += SIMPLE_ESCAPES[e];
         this.pos++;
       } else if (e === 'u') {
         this.pos++;
-        let hex = '';
-        for (let i = 0; i < 4; i++) {
-          if (!isHex(this.peek())) this.fail('in \\u hexadecimal character escape');
-          hex += this.text[this.pos++];
-        }
-        out += String.fromCharCode(parseInt(hex, 16));
+        out += this.unicodeEscape();
       } else this.fail('in string escape code');
     }
+  }
+
+  /**
+   * The character of a `\uXXXX` escape (the `\u` already read). As Go decodes it: a high
+   * surrogate followed by an escaped low one is one character; any other surrogate is
+   * U+FFFD, so no string holds half a pair.
+   */
+  private unicodeEscape(): string {
+    let hex = '';
+    for (let i = 0; i < 4; i++) {
+      if (!isHex(this.peek())) this.fail('in \\u hexadecimal character escape');
+      hex += this.text[this.pos++];
+    }
+    const code = parseInt(hex, 16);
+    if (!isHighSurrogate(code) && !isLowSurrogate(code)) return String.fromCharCode(code);
+    const low = /^\\u([0-9a-fA-F]{4})/.exec(this.text.slice(this.pos, this.pos + 6));
+    if (isHighSurrogate(code) && low && isLowSurrogate(parseInt(low[1], 16))) {
+      this.pos += 6;
+      return String.fromCharCode(code, parseInt(low[1], 16));
+    }
+    return REPLACEMENT;
   }
 
   private number(): DocNode {

@@ -1,5 +1,5 @@
 import { childSchema, ListSchema, MapSchema, ScalarSchema, Schema, StructSchema } from '../schema/schema';
-import { isPlainObject } from '../types';
+import { isPlainObject, setOwn } from '../types';
 import { DocNode, docToValue, docTypeName, strictFieldError } from './document';
 import { goKind } from './go-text';
 
@@ -149,7 +149,7 @@ class SchemaDecoder {
     // reflect's kind of the target, and its type name as fmt prints it.
     const targetKind = scalarGoType({ ...scalar, typeName: undefined });
     if (kind === 'int64' && targetKind === 'string') return `cannot convert int64 to ${typeName}`;
-    if (kind === 'float64' && targetKind.startsWith('int')) return `cannot convert float64 to ${typeName}`;
+    if ((kind === 'float64' || kind === 'int64') && targetKind.startsWith('int')) return `cannot convert ${kind} to ${typeName}`;
     return `unrecognized type: ${targetKind}`;
   }
 
@@ -193,9 +193,9 @@ class SchemaDecoder {
 
   private integer(node: DocNode, schema: ScalarSchema, ctx: Context, typeName: string): unknown {
     if (node.kind !== 'number') return this.mismatch(node, schema, ctx, typeName);
-    // The map converter accepts any whole float; encoding/json only an integer literal in range.
+    // The map converter takes any whole number that fits; encoding/json only an integer literal in range.
     if (this.opts.dialect === 'unstructured') {
-      if (!Number.isInteger(node.value)) return this.mismatch(node, schema, ctx, typeName);
+      if (unstructuredIntegerError(node.value, schema)) return this.mismatch(node, schema, ctx, typeName);
       return node.value;
     }
     if (!/^-?\d+$/.test(node.raw)) return this.mismatch(node, schema, ctx, typeName);
@@ -227,7 +227,7 @@ class SchemaDecoder {
       if (seen.has(key)) this.strict('duplicate', path);
       seen.add(key);
       const decoded = this.decode(value, schema.values, { ...ctx, strictPath: path }, undefined, fallbackType);
-      out[key] = decoded === undefined ? zeroOf(schema.values) : decoded;
+      setOwn(out, key, decoded === undefined ? zeroOf(schema.values) : decoded);
     }
     return out;
   }
@@ -266,6 +266,20 @@ class SchemaDecoder {
 
 function childPath(parent: string, key: string): string {
   return parent ? `${parent}.${key}` : key;
+}
+
+/**
+ * Why a number decoded from a patch or an apply configuration does not fit an integer field
+ * (kube's map converter, which would wrap it silently): a fraction or a value beyond int64
+ * is a float64 to Go, a value beyond int32 does not fit an int32. Undefined when it fits.
+ */
+export function unstructuredIntegerError(value: number, schema: ScalarSchema): string | undefined {
+  const typeName = scalarGoType(schema);
+  const target = scalarGoType({ ...schema, typeName: undefined });
+  const kind = goKind(value);
+  if (kind === 'float64') return `cannot convert float64 to ${typeName}`;
+  if (target === 'int32' && (value < INT32_MIN || value > INT32_MAX)) return `cannot convert int64 to ${typeName}`;
+  return undefined;
 }
 
 /** The value Go leaves in a list item or map value given null: the type's zero value. */

@@ -1,6 +1,7 @@
 import { AuthorizationAttributes, SelectorAttribute } from '../authorizer';
 import { FieldRequirement } from '../../api/selectors/field-selector';
 import { LabelRequirement } from '../../api/selectors/label-selector';
+import { setOwn } from '../../api/types';
 
 /** authorization/v1 SelectorRequirement (field selectors use In/NotIn, label selectors also Exists/DoesNotExist). */
 export interface SelectorRequirement {
@@ -83,7 +84,7 @@ function labelRequirements(selector: SelectorAttribute<LabelRequirement> | undef
 
 function sortedExtra(extra: Record<string, string[]> | undefined): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const key of Object.keys(extra ?? {}).sort()) out[key] = [...extra![key]];
+  for (const key of Object.keys(extra ?? {}).sort()) setOwn(out, key, [...extra![key]]);
   return out;
 }
 

@@ -34,7 +34,7 @@ export function validateConfigMap(cm: ConfigMap): FieldError[] {
   for (const [key, value] of Object.entries(data)) {
     const path = FieldPath.root('data').key(key);
     errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(path, key, msg)));
-    if (key in binary) errs.push(fieldErrors.invalid(path, key, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, key)) errs.push(fieldErrors.invalid(path, key, 'duplicate of key present in binaryData'));
     total += byteLength(str(value));
   }
   for (const [key, value] of Object.entries(binary)) {

@@ -4,7 +4,7 @@ import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
 import { boolean, kindSchema, map, string } from '../../api/schema/schema';
-import { isPlainObject, KubeObject } from '../../api/types';
+import { isPlainObject, KubeObject, setOwn } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { validateImmutableField } from '../../api/validation/object-meta';
 import { record, str } from '../../api/validation/shape';
@@ -58,7 +58,7 @@ function foldStringData(secret: Secret): void {
   if (isPlainObject(secret.stringData)) {
     const data = isPlainObject(secret.data) ? secret.data : {};
     for (const [key, value] of Object.entries(secret.stringData)) {
-      if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+      if (typeof value === 'string') setOwn(data, key, Buffer.from(value, 'utf8').toString('base64'));
     }
     secret.data = data;
   }
@@ -72,7 +72,7 @@ function decodedLength(value: string): number {
 const dataPath = FieldPath.root('data');
 
 function requireKey(data: Record<string, string>, key: string): FieldError[] {
-  return key in data ? [] : [fieldErrors.required(dataPath.key(key), '')];
+  return Object.hasOwn(data, key) ? [] : [fieldErrors.required(dataPath.key(key), '')];
 }
 
 function jsonContentError(data: Record<string, string>, key: string): FieldError[] {
@@ -98,7 +98,7 @@ function validateSecretType(secret: Secret, data: Record<string, string>): Field
       return requireKey(data, '.dockerconfigjson').length ? requireKey(data, '.dockerconfigjson') : jsonContentError(data, '.dockerconfigjson');
     case SECRET_TYPE_BASIC_AUTH:
       // Either may be empty, but one of the two keys must be there.
-      return 'username' in data || 'password' in data ? [] : [...requireKey(data, 'username'), ...requireKey(data, 'password')];
+      return Object.hasOwn(data, 'username') || Object.hasOwn(data, 'password') ? [] : [...requireKey(data, 'username'), ...requireKey(data, 'password')];
     case SECRET_TYPE_SSH_AUTH:
       return data['ssh-privatekey'] ? [] : [fieldErrors.required(dataPath.key('ssh-privatekey'), '')];
     case SECRET_TYPE_TLS:

@@ -1,15 +1,8 @@
 import { JsonSyntaxError, parseJsonDocument } from '../../../src/api/validation/json-document';
 import { docToValue, duplicateFields } from '../../../src/api/validation/document';
+import { thrownMessage } from '../../support/thrown';
 
-const syntaxError = (text: string) => {
-  try {
-    parseJsonDocument(text);
-  } catch (err) {
-    if (err instanceof JsonSyntaxError) return err.message;
-    throw err;
-  }
-  return 'no error';
-};
+const syntaxError = (text: string) => thrownMessage(() => parseJsonDocument(text), JsonSyntaxError);
 
 describe('JSON documents', () => {
   it('parses what JSON.parse parses, keeping repeated keys and number literals', () => {

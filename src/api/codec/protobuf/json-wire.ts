@@ -1,5 +1,6 @@
 import * as protobuf from 'protobufjs';
-import { isPlainObject } from '../../types';
+import { isPlainObject, setOwn } from '../../types';
+import { parseJsonWithinDepth } from '../../validation/nesting';
 
 /**
  * Kube's JSON shape of an object <-> the plain message protobufjs encodes, driven by the
@@ -56,7 +57,7 @@ function parseJsonBytes(raw: unknown, what: string): Json | undefined {
   const bytes = raw as Uint8Array | undefined;
   if (!bytes || bytes.length === 0) return undefined;
   try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+    return parseJsonWithinDepth(Buffer.from(bytes).toString('utf8')) as Json;
   } catch (err) {
     throw new WireFormatError(`${what}: ${(err as Error).message}`);
   }
@@ -208,7 +209,7 @@ export function toWire(type: protobuf.Type, json: Json, path = ''): Message {
     if (field.shape === 'map') {
       if (!isPlainObject(value)) throw new WireFormatError(`${at}: expected a map`);
       const map: Message = {};
-      for (const key of Object.keys(value)) map[key] = valueToWire(field, value[key], `${at}[${key}]`);
+      for (const key of Object.keys(value)) setOwn(map, key, valueToWire(field, value[key], `${at}[${key}]`));
       out[field.name] = map;
     } else if (field.shape === 'repeated') {
       if (!Array.isArray(value)) throw new WireFormatError(`${at}: expected a list`);
@@ -241,7 +242,7 @@ export function fromWire(type: protobuf.Type, message: Message): Json {
       const keys = Object.keys(value as object);
       if (!keys.length) continue;
       const map: Record<string, Json> = {};
-      for (const key of keys) map[key] = valueToJson(field, (value as Record<string, unknown>)[key]);
+      for (const key of keys) setOwn(map, key, valueToJson(field, (value as Record<string, unknown>)[key]));
       out[field.name] = map;
     } else if (field.shape === 'repeated') {
       const items = value as unknown[];
