@@ -96,9 +96,9 @@ describe('/openapi/ui', () => {
       expect(await page.locator('.opblock-get .opblock-summary-method').first().textContent()).toBe('GET');
     });
 
-    it("lists them for a browser presenting a client certificate, with no token", async () => {
+    it('lists them for a browser presenting a client certificate, with no token', async () => {
       const identity = server.certFor('carol', ['developers']);
-      const page = await browser([{ origin: server.url, cert: Buffer.from(identity.cert), key: Buffer.from(identity.key) }]);
+      const page = await browser([{ origin: server.url, cert: Buffer.from(identity.cert!), key: Buffer.from(identity.key!) }]);
       await page.goto(`${server.url}/openapi/ui`);
       const paths = await listedPaths(page);
       expect(paths).toEqual(expect.arrayContaining([ROLES, '/apis/rbac.authorization.platform.io/v1/clusterroles/{name}']));
