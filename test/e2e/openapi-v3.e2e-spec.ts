@@ -179,6 +179,9 @@ describe('/openapi/v3', () => {
 
       const probe = await explain('pods.spec.containers.livenessProbe.httpGet.path');
       expect(descriptionOf(probe)).toBe('Path to access on the HTTP server.');
+      const port = await explain('pods.spec.containers.livenessProbe.httpGet.port');
+      expect(port).toContain('FIELD: port <IntOrString>');
+      expect(descriptionOf(port)).toMatch(/^Number or name of the port to access on the container/);
     });
   });
 });

@@ -8,6 +8,9 @@ import { SwaggerSchema } from './swagger-types';
  */
 export type OpenApiDialect = 'v2' | 'v3';
 
+/** kube's name of the IntOrString type, with our domain. */
+const INT_OR_STRING = 'io.platform.apimachinery.pkg.util.intstr.IntOrString';
+
 const REF_PREFIX: Record<OpenApiDialect, string> = { v2: '#/definitions/', v3: '#/components/schemas/' };
 
 /**
@@ -74,7 +77,16 @@ export class SwaggerDefinitions {
       case 'scalar':
         if (schema.format === 'int-or-string') {
           // Swagger 2.0 has no "string or integer"; kube publishes IntOrString this way there.
-          return this.dialect === 'v2' ? { type: 'string', format: 'int-or-string' } : { 'x-kubernetes-int-or-string': true };
+          if (this.dialect === 'v2') return { type: 'string', format: 'int-or-string' };
+          // OpenAPI 3 names the type, as kube does (kubectl explain prints <IntOrString>).
+          if (!this.definitions[INT_OR_STRING]) {
+            this.defineRaw(INT_OR_STRING, {
+              description: 'IntOrString is a type that can hold an int32 or a string. When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.',
+              format: 'int-or-string',
+              'x-kubernetes-int-or-string': true,
+            });
+          }
+          return this.ref(INT_OR_STRING);
         }
         return { type: schema.type, ...(schema.format ? { format: schema.format } : {}) };
       case 'any':
