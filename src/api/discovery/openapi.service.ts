@@ -7,10 +7,13 @@ import { buildOpenApi3Document, OpenApi3Document } from './openapi-v3-document';
 /**
  * OpenAPI v3 documents generated from the registry: the root index and one document per
  * group version, with each operation tagged by x-kubernetes-group-version-kind and
- * x-kubernetes-action as kube publishes them (kubectl reads these).
+ * x-kubernetes-action as kube publishes them (kubectl reads these). Each document is built
+ * once per registry state: kinds are only ever added, so their number is the state.
  */
 @Injectable()
 export class OpenApiService {
+  private readonly built = new Map<string, { kinds: number; document: OpenApi3Document; hash: string }>();
+
   constructor(private readonly registry: ResourceRegistry) {}
 
   root() {
@@ -23,9 +26,7 @@ export class OpenApiService {
   }
 
   document(group: string, version: string): OpenApi3Document {
-    const types = this.registry.resourcesOf(group, version).map((e) => e.type);
-    if (!types.length) throw errors.pathNotFound();
-    return buildOpenApi3Document(types);
+    return this.published(group, version).document;
   }
 
   private groupVersions(): Array<{ group: string; version: string }> {
@@ -35,6 +36,20 @@ export class OpenApiService {
   }
 
   private hash(group: string, version: string): string {
-    return createHash('sha512').update(JSON.stringify(this.document(group, version))).digest('hex').slice(0, 64).toUpperCase();
+    return this.published(group, version).hash;
+  }
+
+  private published(group: string, version: string) {
+    const types = this.registry.resourcesOf(group, version).map((e) => e.type);
+    if (!types.length) throw errors.pathNotFound();
+    const key = `${group}/${version}`;
+    let entry = this.built.get(key);
+    if (entry?.kinds !== types.length) {
+      const document = buildOpenApi3Document(types);
+      const hash = createHash('sha512').update(JSON.stringify(document)).digest('hex').slice(0, 64).toUpperCase();
+      entry = { kinds: types.length, document, hash };
+      this.built.set(key, entry);
+    }
+    return entry;
   }
 }
