@@ -46,6 +46,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default (printf "%s-tls" (include "authz.fullname" .)) .Values.tls.existingSecret -}}
 {{- end -}}
 
+{{/* Whether client certificates of the CA generated at install authenticate callers. */}}
+{{- define "authz.generatedClientCA" -}}
+{{- if and .Values.clientCA.generated (not .Values.clientCA.existingSecret) (not .Values.tls.existingSecret) -}}true{{- end -}}
+{{- end -}}
+
 {{/* Whether the server runs on PostgreSQL (external or the trial StatefulSet) rather than the embedded store. */}}
 {{- define "authz.usesPostgres" -}}
 {{- if or .Values.database.url .Values.database.existingSecret .Values.postgresql.enabled -}}true{{- end -}}
@@ -98,6 +103,8 @@ replicas need PostgreSQL; a stopping pod must outlive its shutdown delay.
 - --tls-private-key-file=/etc/platform-authz/tls/tls.key
 {{- if .Values.clientCA.existingSecret }}
 - {{ printf "--client-ca-file=/etc/platform-authz/client-ca/%v" .Values.clientCA.key | quote }}
+{{- else if include "authz.generatedClientCA" . }}
+- --client-ca-file=/etc/platform-authz/tls/ca.crt
 {{- end }}
 - {{ printf "--anonymous-auth=%v" .Values.authentication.anonymous | quote }}
 {{- if .Values.authentication.tokenFileSecret }}
