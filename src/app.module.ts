@@ -17,6 +17,7 @@ import { NodeAuthorizerModule } from './authorization/node/node-authorizer.modul
 import { SERVER_OPTIONS, ServerOptions } from './config/options';
 import { CoreModule } from './core/core.module';
 import { HealthModule } from './health/health.module';
+import { OpenApiUiModule } from './openapi-ui/openapi-ui.module';
 import { RbacModule } from './rbac/rbac.module';
 import { ReviewsModule } from './reviews/reviews.module';
 import { StorageModule, StorageTestHooks } from './storage/storage.module';
@@ -46,6 +47,7 @@ export class AppModule implements NestModule {
         WebhookAuthorizationModule,
         MetricsModule,
         HealthModule,
+        OpenApiUiModule,
       ],
       providers: [
         optionsProvider,

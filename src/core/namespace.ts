@@ -5,7 +5,7 @@ import { validateNamespaceName } from '../api/validation/names';
 import { validateFinalizerName } from '../api/validation/object-meta';
 import { strList } from '../api/validation/shape';
 import { objectMetaSchema } from '../api/schema/meta';
-import { atomicList, dateTime, kindSchema, mapList, named, string, struct } from '../api/schema/schema';
+import { atomicList, dateTime, field, kindSchema, mapList, named, string, struct } from '../api/schema/schema';
 import { ageColumn, nameColumn } from '../api/table/columns';
 import { TableDefinition } from '../api/table/table';
 
@@ -80,29 +80,46 @@ function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
 export const namespaceSchema = kindSchema(
   objectMetaSchema,
   {
-    spec: struct({ finalizers: atomicList(named(string(), 'v1.FinalizerName')) }, { typeName: 'v1.NamespaceSpec' }),
-    status: struct(
-      {
-        phase: named(string(), 'v1.NamespacePhase'),
-        conditions: mapList(
-          struct(
-            {
-              type: named(string(), 'v1.NamespaceConditionType'),
-              status: named(string(), 'v1.ConditionStatus'),
-              lastTransitionTime: dateTime(),
-              reason: string(),
-              message: string(),
-            },
-            { required: ['type', 'status'], typeName: 'v1.NamespaceCondition' },
+    spec: field(
+      struct(
+        {
+          finalizers: field(
+            atomicList(named(string(), 'v1.FinalizerName')),
+            'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.',
           ),
-          ['type'],
-          { patchStrategy: 'merge', patchMergeKey: 'type' },
-        ),
-      },
-      { typeName: 'v1.NamespaceStatus' },
+        },
+        { typeName: 'v1.NamespaceSpec', description: 'NamespaceSpec describes the attributes on a Namespace.' },
+      ),
+      'Spec defines the behavior of the Namespace.',
+    ),
+    status: field(
+      struct(
+        {
+          phase: field(named(string(), 'v1.NamespacePhase'), 'Phase is the current lifecycle phase of the namespace: Active or Terminating.'),
+          conditions: field(
+            mapList(
+              struct(
+                {
+                  type: field(named(string(), 'v1.NamespaceConditionType'), 'Type of namespace controller condition.'),
+                  status: field(named(string(), 'v1.ConditionStatus'), 'Status of the condition, one of True, False, Unknown.'),
+                  lastTransitionTime: field(dateTime(), 'Last time the condition transitioned from one status to another.'),
+                  reason: field(string(), "Unique, one-word, CamelCase reason for the condition's last transition."),
+                  message: field(string(), 'Human-readable message indicating details about last transition.'),
+                },
+                { required: ['type', 'status'], typeName: 'v1.NamespaceCondition', description: 'NamespaceCondition contains details about state of namespace.' },
+              ),
+              ['type'],
+              { patchStrategy: 'merge', patchMergeKey: 'type' },
+            ),
+            "Represents the latest available observations of a namespace's current state.",
+          ),
+        },
+        { typeName: 'v1.NamespaceStatus', description: 'NamespaceStatus is information about the current status of a Namespace.' },
+      ),
+      'Status describes the current status of a Namespace.',
     ),
   },
-  'v1.Namespace',
+  { typeName: 'v1.Namespace', description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.' },
 );
 
 export const namespaceStrategy: ResourceStrategy<Namespace> = {

@@ -90,6 +90,7 @@ const SCHEMA_FIELDS: { [K in keyof SwaggerSchema & string]-?: (value: NonNullabl
   additionalProperties: (v) => ['additional_properties', { schema: schema(v) }],
   items: (v) => ['items', { schema: [schema(v)] }],
   required: (v) => ['required', v],
+  allOf: (v) => ['all_of', v.map(schema)],
 };
 
 function schema(s: SwaggerSchema): Message {

@@ -1,18 +1,25 @@
 import { listMetaSchema } from '../schema/meta';
+import { TYPE_META_DESCRIPTIONS } from '../schema/schema';
 import { apiVersionOf, ResourceType } from '../resource-type';
 import { META_PACKAGE, OPENAPI_INFO, packageOf, schemaName } from './openapi-names';
-import { SwaggerDefinitions } from './swagger-definitions';
+import { OpenApiDialect, SwaggerDefinitions } from './swagger-definitions';
 import { defineMetaTypes, metaTypes } from './swagger-meta';
 import { kindPaths } from './swagger-paths';
 import { SwaggerDocument, SwaggerPathItem, SwaggerSchema } from './swagger-types';
 
+/** The definitions and paths of some kinds, in one dialect. */
+export interface KindsDescription {
+  definitions: Record<string, SwaggerSchema>;
+  paths: Record<string, SwaggerPathItem>;
+}
+
 /**
- * The Swagger 2.0 document of /openapi/v2 for the given kinds: paths with kube's operation
- * shapes and definitions for every kind, list kind and named type they use. Kinds that
- * cannot be listed (the create-only reviews) have no list kind.
+ * Definitions for every kind, list kind and named type the given kinds use, and their paths
+ * with kube's operation shapes. Kinds that cannot be listed (the create-only reviews) have
+ * no list kind.
  */
-export function buildSwaggerDocument(types: ResourceType[]): SwaggerDocument {
-  const definitions = new SwaggerDefinitions(metaTypes());
+export function describeKinds(types: ResourceType[], dialect: OpenApiDialect): KindsDescription {
+  const definitions = new SwaggerDefinitions(metaTypes(), dialect);
   const meta = defineMetaTypes(definitions);
   const paths: Record<string, SwaggerPathItem> = {};
   for (const type of types) {
@@ -24,32 +31,42 @@ export function buildSwaggerDocument(types: ResourceType[]): SwaggerDocument {
     });
     let list: SwaggerSchema | undefined;
     if (type.verbs.includes('list')) {
+      const string = (description: string): SwaggerSchema => ({ type: 'string', description });
       list = definitions.defineRaw(`${schemaName(type)}List`, {
         description: `${type.listKind} is a list of ${type.kind} objects`,
         type: 'object',
         properties: {
-          apiVersion: { type: 'string' },
-          kind: { type: 'string' },
-          metadata: definitions.schemaOf(listMetaSchema, META_PACKAGE),
-          items: { type: 'array', items: object },
+          apiVersion: string(TYPE_META_DESCRIPTIONS.apiVersion),
+          kind: string(TYPE_META_DESCRIPTIONS.kind),
+          metadata: definitions.property(listMetaSchema, META_PACKAGE, TYPE_META_DESCRIPTIONS.listMetadata),
+          items: { type: 'array', items: object, description: `List of ${type.plural}.` },
         },
         required: ['items'],
         'x-kubernetes-group-version-kind': gvk(type.listKind),
       });
     }
-    Object.assign(paths, kindPaths(type, { object, list, meta }));
+    Object.assign(paths, kindPaths(type, { object, list, meta }, dialect));
   }
+  return { definitions: sortedByKey(definitions.definitions), paths: sortedByKey(paths) };
+}
+
+/** The Swagger 2.0 document of /openapi/v2 for the given kinds. */
+export function buildSwaggerDocument(types: ResourceType[]): SwaggerDocument {
+  const { definitions, paths } = describeKinds(types, 'v2');
   return {
     swagger: '2.0',
     info: { ...OPENAPI_INFO },
-    paths: sortedByKey(paths),
-    definitions: sortedByKey(definitions.definitions),
-    securityDefinitions: { BearerToken: { type: 'apiKey', name: 'authorization', in: 'header', description: 'Bearer Token authentication' } },
+    paths,
+    definitions,
+    securityDefinitions: { BearerToken: BEARER_TOKEN },
     security: [{ BearerToken: [] }],
   };
 }
 
+/** Both documents authenticate the way kube's say: a bearer token in the authorization header. */
+export const BEARER_TOKEN = { type: 'apiKey', name: 'authorization', in: 'header', description: 'Bearer Token authentication' } as const;
+
 /** Go's encoding/json writes map keys sorted; kube's documents list paths and definitions so. */
-function sortedByKey<T>(record: Record<string, T>): Record<string, T> {
+export function sortedByKey<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

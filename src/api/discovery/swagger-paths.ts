@@ -2,6 +2,7 @@ import { JSON_MEDIA, PROTOBUF_MEDIA, YAML_MEDIA } from '../codec/negotiation';
 import { PATCH_MEDIA_TYPES } from '../patch/patch-types';
 import { ResourceType, Verb } from '../resource-type';
 import { operationGroup } from './openapi-names';
+import { OpenApiDialect } from './swagger-definitions';
 import { MetaRefs } from './swagger-meta';
 import { NonBodyParameter, SwaggerOperation, SwaggerParameter, SwaggerPathItem, SwaggerResponse, SwaggerSchema } from './swagger-types';
 
@@ -22,8 +23,8 @@ const NAMESPACE = path('namespace', 'object name and auth scope, such as for tea
 const DRY_RUN = query('dryRun', 'When present, modifications are not persisted. The only valid value is All.');
 const FIELD_MANAGER = query('fieldManager', 'A name for the actor making the change; required for apply patches.');
 /**
- * Published on create and replace but not on patch, unlike kube's document, for kubectl's
- * sake: kubectl reads /openapi/v2 only when /openapi/v3 has no PATCH for a kind (the
+ * Published on create and replace, and on patch only in /openapi/v3, unlike kube's
+ * /openapi/v2, for kubectl's sake: kubectl reads /openapi/v2 only when /openapi/v3 has no PATCH for a kind (the
  * create-only reviews). It then looks for fieldValidation on the kind's PATCH here; finding
  * none, it checks Namespace's PATCH, and if that has it, takes the kind for a custom resource
  * and lists apiextensions.k8s.io CustomResourceDefinitions, which this server does not serve,
@@ -65,7 +66,11 @@ const UNAUTHORIZED: SwaggerResponse = { description: 'Unauthorized' };
  * list across all namespaces, each operation only when the kind serves the verb. Operations
  * carry x-kubernetes-action and x-kubernetes-group-version-kind, which kubectl reads.
  */
-export function kindPaths(type: ResourceType, refs: { object: SwaggerSchema; list?: SwaggerSchema; meta: MetaRefs }): Record<string, SwaggerPathItem> {
+export function kindPaths(
+  type: ResourceType,
+  refs: { object: SwaggerSchema; list?: SwaggerSchema; meta: MetaRefs },
+  dialect: OpenApiDialect = 'v2',
+): Record<string, SwaggerPathItem> {
   const has = (v: Verb) => type.verbs.includes(v);
   const { camel, tag } = operationGroup(type.group, type.version);
   const scope = type.namespaced ? 'Namespaced' : '';
@@ -129,7 +134,7 @@ export function kindPaths(type: ResourceType, refs: { object: SwaggerSchema; lis
   if (has('patch')) {
     item.patch = op('patch', id('patch'), `partially update the specified ${type.kind}`, {
       consumes: PATCH_MEDIA_TYPES,
-      parameters: [body(refs.meta.patch), DRY_RUN, FIELD_MANAGER, FORCE],
+      parameters: [body(refs.meta.patch), DRY_RUN, FIELD_MANAGER, ...(dialect === 'v3' ? [FIELD_VALIDATION] : []), FORCE],
       responses: { '200': ok(refs.object), '201': { description: 'Created', schema: refs.object } },
     });
   }

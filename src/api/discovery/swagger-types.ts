@@ -7,6 +7,8 @@ export type VendorExtensions = { [key: `x-${string}`]: unknown };
 
 export interface SwaggerSchema extends VendorExtensions {
   $ref?: string;
+  /** OpenAPI 3: one reference with a description of its own. */
+  allOf?: SwaggerSchema[];
   description?: string;
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
   format?: string;

@@ -30,6 +30,11 @@ export interface ScalarSchema extends SchemaCommon {
 export interface StructSchema extends SchemaCommon {
   kind: 'struct';
   fields: Record<string, Schema>;
+  /**
+   * What each field means (kube's field documentation), kept by the struct because one field
+   * schema (ObjectMeta, a probe) is shared by fields that mean different things.
+   */
+  fieldDescriptions?: Record<string, string>;
   required?: string[];
   /** `x-kubernetes-map-type`: atomic structs are owned and replaced as a whole. Default granular. */
   mapType?: 'atomic' | 'granular';
@@ -76,13 +81,44 @@ export interface StructOptions {
   required?: string[];
   mapType?: 'atomic' | 'granular';
   typeName?: string;
+  /** What the type is (kubectl explain prints it under the field's own description). */
+  description?: string;
 }
 
-export function struct(fields: Record<string, Schema>, opts: StructOptions = {}): StructSchema {
-  return { kind: 'struct', fields, ...opts };
+/** A struct field with its documentation, as `struct` takes it. */
+export interface DocumentedField {
+  schema: Schema;
+  description: string;
 }
 
-export function atomicStruct(fields: Record<string, Schema>, opts: Omit<StructOptions, 'mapType'> = {}): StructSchema {
+/** A field of a struct declaration: its schema, with its documentation once written. */
+export type FieldDeclaration = Schema | DocumentedField;
+
+/** A struct field and what it means. */
+export function field(schema: Schema, description: string): DocumentedField {
+  return { schema, description };
+}
+
+function isDocumented(declaration: FieldDeclaration): declaration is DocumentedField {
+  return 'schema' in declaration;
+}
+
+export function struct(declarations: Record<string, FieldDeclaration>, opts: StructOptions = {}): StructSchema {
+  const fields: Record<string, Schema> = {};
+  const fieldDescriptions: Record<string, string> = {};
+  for (const [name, declaration] of Object.entries(declarations)) {
+    if (isDocumented(declaration)) {
+      fields[name] = declaration.schema;
+      fieldDescriptions[name] = declaration.description;
+    } else {
+      fields[name] = declaration;
+    }
+  }
+  const documented = Object.keys(fieldDescriptions).length ? { fieldDescriptions } : {};
+  return { kind: 'struct', fields, ...documented, ...opts };
+}
+
+export function atomicStruct(fields: Record<string, FieldDeclaration>, opts: Omit<StructOptions, 'mapType'> = {}): StructSchema {
   return struct(fields, { ...opts, mapType: 'atomic' });
 }
 
@@ -116,9 +152,30 @@ export function mapList(
   return { kind: 'list', items, listType: 'map', mapKeys: keys, ...opts };
 }
 
+/** kube's documentation of TypeMeta and of the metadata every object carries. */
+export const TYPE_META_DESCRIPTIONS = {
+  apiVersion:
+    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
+  kind: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.',
+  metadata: "Standard object's metadata.",
+  listMetadata: "Standard list metadata.",
+};
+
 /** The whole schema of a kind: TypeMeta and ObjectMeta plus the kind's own fields. */
-export function kindSchema(metadata: StructSchema, fields: Record<string, Schema>, typeName?: string): StructSchema {
-  return struct({ apiVersion: string(), kind: string(), metadata, ...fields }, typeName ? { typeName } : {});
+export function kindSchema(
+  metadata: StructSchema,
+  fields: Record<string, FieldDeclaration>,
+  opts: { typeName?: string; description?: string } = {},
+): StructSchema {
+  return struct(
+    {
+      apiVersion: field(string(), TYPE_META_DESCRIPTIONS.apiVersion),
+      kind: field(string(), TYPE_META_DESCRIPTIONS.kind),
+      metadata: field(metadata, TYPE_META_DESCRIPTIONS.metadata),
+      ...fields,
+    },
+    opts,
+  );
 }
 
 // ---- readers ----------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { boolean, kindSchema, map, string } from '../../api/schema/schema';
+import { boolean, field, kindSchema, map, string } from '../../api/schema/schema';
 import { KubeObject } from '../../api/types';
 import { byteLength, nameIsDNSSubdomain } from '../../api/validation/names';
 import { record, str } from '../../api/validation/shape';
@@ -19,11 +19,24 @@ export interface ConfigMap extends KubeObject {
   immutable?: boolean;
 }
 
-export const configMapSchema = kindSchema(objectMetaSchema, {
-  data: map(string()),
-  binaryData: map(string('byte')),
-  immutable: boolean(),
-});
+export const configMapSchema = kindSchema(
+  objectMetaSchema,
+  {
+    data: field(
+      map(string()),
+      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field.",
+    ),
+    binaryData: field(
+      map(string('byte')),
+      "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field.",
+    ),
+    immutable: field(
+      boolean(),
+      'Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.',
+    ),
+  },
+  { description: 'ConfigMap holds configuration data for pods to consume.' },
+);
 
 /** kube's ValidateConfigMap: valid keys, no key in both maps, at most 1 MiB in all. */
 export function validateConfigMap(cm: ConfigMap): FieldError[] {

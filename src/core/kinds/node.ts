@@ -1,6 +1,6 @@
 import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
 import { ResourceStrategy } from '../../api/resource-type';
-import { atomicList, atomicStruct, boolean, dateTime, int64, integer, kindSchema, setList, string, struct } from '../../api/schema/schema';
+import { atomicList, atomicStruct, boolean, dateTime, field, int64, integer, kindSchema, setList, string, struct } from '../../api/schema/schema';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
@@ -8,7 +8,7 @@ import { KubeObject } from '../../api/types';
 import { validateLabelName } from '../../api/validation/labels';
 import { isValidLabelValue, nameIsDNSSubdomain } from '../../api/validation/names';
 import { list, record, str } from '../../api/validation/shape';
-import { conditionList, resourceList, taintSchema } from './common-schemas';
+import { CONDITION_FIELDS, conditionList, resourceList, taintSchema } from './common-schemas';
 import { coreType } from './core-type';
 import { assertQuantities, requireString, validateOneOf } from './core-validation';
 
@@ -22,65 +22,188 @@ export interface Node extends KubeObject {
 /** kube lists the taint effects in this order in its error. */
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
-const nodeConfigSourceSchema = struct({
-  configMap: struct(
-    { namespace: string(), name: string(), uid: string(), resourceVersion: string(), kubeletConfigKey: string() },
-    { required: ['namespace', 'name', 'kubeletConfigKey'] },
-  ),
-});
+const nodeConfigSourceSchema = struct(
+  {
+    configMap: field(
+      struct(
+        {
+          namespace: field(string(), 'Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.'),
+          name: field(string(), 'Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.'),
+          uid: field(string(), 'UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.'),
+          resourceVersion: field(string(), 'ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.'),
+          kubeletConfigKey: field(string(), 'KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.'),
+        },
+        { required: ['namespace', 'name', 'kubeletConfigKey'], description: 'ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node.' },
+      ),
+      'ConfigMap is a reference to a Node\'s ConfigMap',
+    ),
+  },
+  { description: 'NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22' },
+);
 
-const nodeSpecSchema = struct({
-  podCIDR: string(),
-  podCIDRs: setList(string(), { patchStrategy: 'merge' }),
-  providerID: string(),
-  unschedulable: boolean(),
-  taints: atomicList(taintSchema),
-  configSource: nodeConfigSourceSchema,
-  externalID: string(),
-});
+const nodeSpecSchema = struct(
+  {
+    podCIDR: field(string(), 'PodCIDR represents the pod IP range assigned to the node.'),
+    podCIDRs: field(
+      setList(string(), { patchStrategy: 'merge' }),
+      'podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.',
+    ),
+    providerID: field(string(), 'ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>'),
+    unschedulable: field(boolean(), 'Unschedulable controls node schedulability of new pods. By default, node is schedulable.'),
+    taints: field(atomicList(taintSchema), "If specified, the node's taints."),
+    configSource: field(nodeConfigSourceSchema, 'Deprecated: Previously used to specify the source of the node\'s configuration for the DynamicKubeletConfig feature. This feature is removed.'),
+    externalID: field(string(), 'Deprecated. Not all kubelets will set this field. Remove field after 1.13.'),
+  },
+  { description: 'NodeSpec describes the attributes that a node is created with.' },
+);
 
 /** kube's NodeCondition: a heartbeat time where other kinds' conditions have lastProbeTime. */
 const nodeConditionSchema = struct(
-  { type: string(), status: string(), lastHeartbeatTime: dateTime(), lastTransitionTime: dateTime(), reason: string(), message: string() },
-  { required: ['type', 'status'] },
+  {
+    type: field(string(), 'Type of node condition.'),
+    status: field(string(), CONDITION_FIELDS.status),
+    lastHeartbeatTime: field(dateTime(), 'Last time we got an update on a given condition.'),
+    lastTransitionTime: field(dateTime(), CONDITION_FIELDS.lastTransitionTime),
+    reason: field(string(), "(brief) reason for the condition's last transition."),
+    message: field(string(), CONDITION_FIELDS.message),
+  },
+  { required: ['type', 'status'], description: 'NodeCondition contains condition information for a node.' },
 );
 
-const nodeStatusSchema = struct({
-  capacity: resourceList(),
-  allocatable: resourceList(),
-  phase: string(),
-  conditions: conditionList(nodeConditionSchema),
-  addresses: { ...atomicList(struct({ type: string(), address: string() }, { required: ['type', 'address'] })), patchStrategy: 'merge', patchMergeKey: 'type' },
-  daemonEndpoints: struct({ kubeletEndpoint: struct({ Port: integer() }, { required: ['Port'] }) }),
-  nodeInfo: struct({
-    machineID: string(),
-    systemUUID: string(),
-    bootID: string(),
-    kernelVersion: string(),
-    osImage: string(),
-    containerRuntimeVersion: string(),
-    kubeletVersion: string(),
-    kubeProxyVersion: string(),
-    operatingSystem: string(),
-    architecture: string(),
-    swap: struct({ capacity: int64() }),
-  }),
-  images: atomicList(struct({ names: atomicList(string()), sizeBytes: int64() })),
-  volumesInUse: atomicList(string()),
-  volumesAttached: atomicList(struct({ name: string(), devicePath: string() }, { required: ['name', 'devicePath'] })),
-  config: struct({
-    assigned: nodeConfigSourceSchema,
-    active: nodeConfigSourceSchema,
-    lastKnownGood: nodeConfigSourceSchema,
-    error: string(),
-  }),
-  runtimeHandlers: atomicList(
-    struct({ name: string(), features: struct({ recursiveReadOnlyMounts: boolean(), userNamespaces: boolean() }) }),
-  ),
-  features: atomicStruct({ supplementalGroupsPolicy: boolean() }),
-});
+const CONFIG_SOURCE = (which: string) => `${which} reports the checkpointed config the node is using or will use. Deprecated with the DynamicKubeletConfig feature.`;
 
-export const nodeSchema = kindSchema(objectMetaSchema, { spec: nodeSpecSchema, status: nodeStatusSchema });
+const nodeStatusSchema = struct(
+  {
+    capacity: field(resourceList(), 'Capacity represents the total resources of a node.'),
+    allocatable: field(resourceList(), 'Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.'),
+    phase: field(string(), 'NodePhase is the recently observed lifecycle phase of the node. The field is never populated, and now is deprecated.'),
+    conditions: field(conditionList(nodeConditionSchema), 'Conditions is an array of current observed node conditions.'),
+    addresses: field(
+      {
+        ...atomicList(
+          struct(
+            {
+              type: field(string(), 'Node address type, one of Hostname, ExternalIP or InternalIP.'),
+              address: field(string(), 'The node address.'),
+            },
+            { required: ['type', 'address'], description: "NodeAddress contains information for the node's address." },
+          ),
+        ),
+        patchStrategy: 'merge',
+        patchMergeKey: 'type',
+      },
+      'List of addresses reachable to the node. Queried from cloud provider, if available. Consumers should assume that addresses can change during the lifetime of the Node.',
+    ),
+    daemonEndpoints: field(
+      struct(
+        {
+          kubeletEndpoint: field(
+            struct({ Port: field(integer(), 'Port number of the given endpoint.') }, { required: ['Port'], description: 'DaemonEndpoint contains information about a single Daemon endpoint.' }),
+            'Endpoint on which Kubelet is listening.',
+          ),
+        },
+        { description: 'NodeDaemonEndpoints lists ports opened by daemons running on the Node.' },
+      ),
+      'Endpoints of daemons running on the Node.',
+    ),
+    nodeInfo: field(
+      struct(
+        {
+          machineID: field(string(), 'MachineID reported by the node. For unique machine identification in the cluster this field is preferred.'),
+          systemUUID: field(string(), 'SystemUUID reported by the node. For unique machine identification MachineID is preferred.'),
+          bootID: field(string(), 'Boot ID reported by the node.'),
+          kernelVersion: field(string(), "Kernel Version reported by the node from 'uname -r'."),
+          osImage: field(string(), 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).'),
+          containerRuntimeVersion: field(string(), 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).'),
+          kubeletVersion: field(string(), 'Kubelet Version reported by the node.'),
+          kubeProxyVersion: field(string(), 'Deprecated: KubeProxy Version reported by the node.'),
+          operatingSystem: field(string(), 'The Operating System reported by the node'),
+          architecture: field(string(), 'The Architecture reported by the node'),
+          swap: field(
+            struct({ capacity: field(int64(), 'Total amount of swap memory in bytes.') }, { description: 'NodeSwapStatus represents swap memory information.' }),
+            'Swap Info reported by the node.',
+          ),
+        },
+        { description: 'NodeSystemInfo is a set of ids/uuids to uniquely identify the node.' },
+      ),
+      'Set of ids/uuids to uniquely identify the node.',
+    ),
+    images: field(
+      atomicList(
+        struct(
+          {
+            names: field(atomicList(string()), 'Names by which this image is known. e.g. ["registry.example/hyperkube:v1.0.7", "registry.example/hyperkube@sha256:..."]'),
+            sizeBytes: field(int64(), 'The size of the image in bytes.'),
+          },
+          { description: 'Describe a container image' },
+        ),
+      ),
+      'List of container images on this node',
+    ),
+    volumesInUse: field(atomicList(string()), 'List of attachable volumes in use (mounted) by the node.'),
+    volumesAttached: field(
+      atomicList(
+        struct(
+          { name: field(string(), 'Name of the attached volume'), devicePath: field(string(), 'DevicePath represents the device path where the volume should be available') },
+          { required: ['name', 'devicePath'], description: 'AttachedVolume describes a volume attached to a node' },
+        ),
+      ),
+      'List of volumes that are attached to the node.',
+    ),
+    config: field(
+      struct(
+        {
+          assigned: field(nodeConfigSourceSchema, CONFIG_SOURCE('Assigned')),
+          active: field(nodeConfigSourceSchema, CONFIG_SOURCE('Active')),
+          lastKnownGood: field(nodeConfigSourceSchema, CONFIG_SOURCE('LastKnownGood')),
+          error: field(string(), 'Error describes any problems reconciling the Spec.ConfigSource to the Active config.'),
+        },
+        { description: 'NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource.' },
+      ),
+      'Status of the config assigned to the node via the dynamic Kubelet config feature.',
+    ),
+    runtimeHandlers: field(
+      atomicList(
+        struct(
+          {
+            name: field(string(), 'Runtime handler name. Empty for the default runtime handler.'),
+            features: field(
+              struct(
+                {
+                  recursiveReadOnlyMounts: field(boolean(), 'RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.'),
+                  userNamespaces: field(boolean(), 'UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.'),
+                },
+                { description: 'NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler.' },
+              ),
+              'Supported features.',
+            ),
+          },
+          { description: 'NodeRuntimeHandler is a set of runtime handler information.' },
+        ),
+      ),
+      'The available runtime handlers.',
+    ),
+    features: field(
+      atomicStruct(
+        {
+          supplementalGroupsPolicy: field(boolean(), 'SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser.'),
+        },
+        { description: 'NodeFeatures describes the set of features implemented by the CRI implementation.' },
+      ),
+      'Features describes the set of features implemented by the CRI implementation.',
+    ),
+  },
+  { description: 'NodeStatus is information about the current status of a node.' },
+);
+
+export const nodeSchema = kindSchema(
+  objectMetaSchema,
+  {
+    spec: field(nodeSpecSchema, 'Spec defines the behavior of a node.'),
+    status: field(nodeStatusSchema, 'Most recently observed status of the node. Populated by the system. Read-only.'),
+  },
+  { description: 'Node is a worker node in Kubernetes. Each node has a unique identifier in the cache (i.e. in etcd).' },
+);
 
 /** kube's validateNodeTaints: key a label name, value a label value, a known effect, unique by key and effect. */
 export function validateTaints(taints: unknown, path: FieldPath): FieldError[] {

@@ -4,7 +4,7 @@ import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { atomicList, kindSchema, map, string, struct } from '../../api/schema/schema';
+import { atomicList, field, kindSchema, map, string, struct } from '../../api/schema/schema';
 import { isPlainObject, KubeObject } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { record, str } from '../../api/validation/shape';
@@ -22,19 +22,47 @@ export interface PersistentVolumeClaim extends KubeObject {
   status?: Record<string, unknown>;
 }
 
-export const persistentVolumeClaimSchema = kindSchema(objectMetaSchema, {
-  spec: persistentVolumeClaimSpecSchema,
-  status: struct({
-    phase: string(),
-    accessModes: atomicList(string()),
-    capacity: resourceList(),
-    conditions: conditionList(),
-    allocatedResources: resourceList(),
-    allocatedResourceStatuses: map(string()),
-    currentVolumeAttributesClassName: string(),
-    modifyVolumeStatus: struct({ targetVolumeAttributesClassName: string(), status: string() }, { required: ['status'] }),
-  }),
-});
+export const persistentVolumeClaimSchema = kindSchema(
+  objectMetaSchema,
+  {
+    spec: field(persistentVolumeClaimSpecSchema, 'spec defines the desired characteristics of a volume requested by a pod author.'),
+    status: field(
+      struct(
+        {
+          phase: field(string(), 'phase represents the current phase of PersistentVolumeClaim: Pending, Bound or Lost.'),
+          accessModes: field(atomicList(string()), 'accessModes contains the actual access modes the volume backing the PVC has.'),
+          capacity: field(resourceList(), 'capacity represents the actual resources of the underlying volume.'),
+          conditions: field(
+            conditionList(),
+            "conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.",
+          ),
+          allocatedResources: field(
+            resourceList(),
+            'allocatedResources tracks the resources allocated to a PVC including its capacity. It may be larger than the actual capacity when a volume expansion operation is requested.',
+          ),
+          allocatedResourceStatuses: field(
+            map(string()),
+            'allocatedResourceStatuses stores status of resource being resized for the given PVC: ControllerResizeInProgress, ControllerResizeFailed, NodeResizePending, NodeResizeInProgress or NodeResizeFailed.',
+          ),
+          currentVolumeAttributesClassName: field(string(), 'currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using.'),
+          modifyVolumeStatus: field(
+            struct(
+              {
+                targetVolumeAttributesClassName: field(string(), 'targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled'),
+                status: field(string(), 'status is the status of the ControllerModifyVolume operation: Pending, InProgress or Infeasible.'),
+              },
+              { required: ['status'], description: 'ModifyVolumeStatus represents the status object of ControllerModifyVolume operation' },
+            ),
+            'ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.',
+          ),
+        },
+        { description: 'PersistentVolumeClaimStatus is the current status of a persistent volume claim.' },
+      ),
+      'status represents the current information/status of a persistent volume claim. Read-only.',
+    ),
+  },
+  { description: "PersistentVolumeClaim is a user's request for and claim to a persistent volume" },
+);
 
 /** kube's ValidatePersistentVolumeClaimSpec, the parts that matter here. */
 export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): FieldError[] {

@@ -4,7 +4,7 @@ import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { atomicList, dateTime, kindSchema, string, struct } from '../../api/schema/schema';
+import { atomicList, dateTime, field, kindSchema, string, struct } from '../../api/schema/schema';
 import { isPlainObject, KubeObject } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { record, str } from '../../api/validation/shape';
@@ -26,22 +26,55 @@ const VOLUME_SOURCES = Object.keys(persistentVolumeSourceFields);
 /** Sorted, as kube's set lists them. */
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 
-export const persistentVolumeSchema = kindSchema(objectMetaSchema, {
-  spec: struct({
-    capacity: resourceList(),
-    ...persistentVolumeSourceFields,
-    accessModes: atomicList(string()),
-    // claimRef is `+structType=granular`, unlike other object references.
-    claimRef: struct(objectReferenceFields),
-    persistentVolumeReclaimPolicy: string(),
-    storageClassName: string(),
-    mountOptions: atomicList(string()),
-    volumeMode: string(),
-    nodeAffinity: volumeNodeAffinitySchema,
-    volumeAttributesClassName: string(),
-  }),
-  status: struct({ phase: string(), message: string(), reason: string(), lastPhaseTransitionTime: dateTime() }),
-});
+export const persistentVolumeSchema = kindSchema(
+  objectMetaSchema,
+  {
+    spec: field(
+      struct(
+        {
+          capacity: field(resourceList(), "capacity is the description of the persistent volume's resources and capacity."),
+          ...persistentVolumeSourceFields,
+          accessModes: field(atomicList(string()), 'accessModes contains all ways the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod.'),
+          // claimRef is `+structType=granular`, unlike other object references.
+          claimRef: field(
+            struct(objectReferenceFields, { description: 'ObjectReference contains enough information to let you inspect or modify the referred object.' }),
+            'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC.',
+          ),
+          persistentVolumeReclaimPolicy: field(
+            string(),
+            'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim: Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes) or Recycle (deprecated).',
+          ),
+          storageClassName: field(string(), 'storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.'),
+          mountOptions: field(atomicList(string()), 'mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid.'),
+          volumeMode: field(string(), 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.'),
+          nodeAffinity: field(volumeNodeAffinitySchema, 'nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume.'),
+          volumeAttributesClassName: field(string(), 'Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed.'),
+        },
+        { description: 'PersistentVolumeSpec is the specification of a persistent volume.' },
+      ),
+      'spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator.',
+    ),
+    status: field(
+      struct(
+        {
+          phase: field(string(), 'phase indicates if a volume is available, bound to a claim, or released by a claim: Pending, Available, Bound, Released or Failed.'),
+          message: field(string(), 'message is a human-readable message indicating details about why the volume is in this state.'),
+          reason: field(string(), 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.'),
+          lastPhaseTransitionTime: field(
+            dateTime(),
+            'lastPhaseTransitionTime is the time the phase transitioned from one to another and automatically resets to current time everytime a volume phase transitions.',
+          ),
+        },
+        { description: 'PersistentVolumeStatus is the current status of a persistent volume.' },
+      ),
+      'status represents the current information/status for the persistent volume. Populated by the system. Read-only.',
+    ),
+  },
+  {
+    description:
+      'PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. Here it is stored so that the Node authorizer can follow claims to their volumes and the secrets those use.',
+  },
+);
 
 function sourceOf(spec: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(VOLUME_SOURCES.filter((s) => spec[s] !== undefined && spec[s] !== null).map((s) => [s, spec[s]]));

@@ -3,7 +3,7 @@ import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { boolean, kindSchema, map, string } from '../../api/schema/schema';
+import { boolean, field, kindSchema, map, string } from '../../api/schema/schema';
 import { isPlainObject, KubeObject, setOwn } from '../../api/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { validateImmutableField } from '../../api/validation/object-meta';
@@ -36,12 +36,25 @@ export const SECRET_TYPE_SSH_AUTH = 'platform.io/ssh-auth';
 export const SECRET_TYPE_TLS = 'platform.io/tls';
 export const SERVICE_ACCOUNT_NAME_ANNOTATION = 'platform.io/service-account.name';
 
-export const secretSchema = kindSchema(objectMetaSchema, {
-  data: map(string('byte')),
-  stringData: map(string()),
-  type: string(),
-  immutable: boolean(),
-});
+export const secretSchema = kindSchema(
+  objectMetaSchema,
+  {
+    data: field(
+      map(string('byte')),
+      "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here.",
+    ),
+    stringData: field(
+      map(string()),
+      'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.',
+    ),
+    type: field(string(), 'Used to facilitate programmatic handling of secret data (Opaque, platform.io/tls, platform.io/service-account-token, ...). Defaults to Opaque.'),
+    immutable: field(
+      boolean(),
+      'Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.',
+    ),
+  },
+  { description: 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.' },
+);
 
 /** Secret data values are base64 (Go []byte); text that does not decode is a 400 as in kube. */
 export function assertBase64Values(kind: string, values: unknown): void {

@@ -2,7 +2,7 @@ import { ResourceStrategy } from '../../api/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { atomicList, boolean, kindSchema, mapList } from '../../api/schema/schema';
+import { atomicList, boolean, field, kindSchema, mapList } from '../../api/schema/schema';
 import { KubeObject } from '../../api/types';
 import { validateServiceAccountName } from '../../api/validation/names';
 import { localObjectReferenceSchema, objectReferenceSchema } from './common-schemas';
@@ -16,11 +16,24 @@ export interface ServiceAccount extends KubeObject {
   automountServiceAccountToken?: boolean;
 }
 
-export const serviceAccountSchema = kindSchema(objectMetaSchema, {
-  secrets: mapList(objectReferenceSchema, ['name'], { patchStrategy: 'merge', patchMergeKey: 'name' }),
-  imagePullSecrets: atomicList(localObjectReferenceSchema),
-  automountServiceAccountToken: boolean(),
-});
+export const serviceAccountSchema = kindSchema(
+  objectMetaSchema,
+  {
+    secrets: field(
+      mapList(objectReferenceSchema, ['name'], { patchStrategy: 'merge', patchMergeKey: 'name' }),
+      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Deprecated: not meant for auto-generated service account token secrets.',
+    ),
+    imagePullSecrets: field(
+      atomicList(localObjectReferenceSchema),
+      'ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet.',
+    ),
+    automountServiceAccountToken: field(
+      boolean(),
+      'AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.',
+    ),
+  },
+  { description: 'ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.' },
+);
 
 export const serviceAccountStrategy: ResourceStrategy<ServiceAccount> = {
   allowCreateOnUpdate: false,

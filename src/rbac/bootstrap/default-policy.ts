@@ -136,7 +136,9 @@ export function defaultClusterRoles(): ClusterRole[] {
     {
       // Non-sensitive cluster information, open to everyone.
       name: 'system:public-info-viewer',
-      rules: [urlRule(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/'])],
+      // kube's rules plus the API page's files, which say nothing about the server (the
+      // documents the page reads stay with system:discovery).
+      rules: [urlRule(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi/ui', '/openapi/ui/*'])],
     },
     // The user-facing roles are aggregated; kube chains them through their own labels:
     // view carries aggregate-to-edit and edit carries aggregate-to-admin, so view ⊂ edit ⊂ admin.

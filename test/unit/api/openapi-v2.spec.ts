@@ -61,8 +61,12 @@ describe('the Swagger 2.0 document', () => {
       { group: 'authorization.platform.io', kind: 'SubjectAccessReview', version: 'v1' },
     ]);
     expect(doc.definitions[`${AUTHZ}.SubjectAccessReviewList`]).toBeUndefined();
-    expect(doc.definitions[`${AUTHZ}.SubjectAccessReview`].properties!.spec).toEqual({ $ref: `#/definitions/${AUTHZ}.SubjectAccessReviewSpec` });
+    expect(doc.definitions[`${AUTHZ}.SubjectAccessReview`].properties!.spec).toEqual({
+      $ref: `#/definitions/${AUTHZ}.SubjectAccessReviewSpec`,
+      description: 'Spec holds information about the request being evaluated',
+    });
     expect(doc.definitions[`${AUTHZ}.SubjectAccessReviewSpec`].properties!.extra).toEqual({
+      description: expect.stringContaining('Extra corresponds to the user.Info.GetExtra() method'),
       type: 'object',
       additionalProperties: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' },
     });

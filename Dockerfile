@@ -1,0 +1,35 @@
+# The server's container image. Two stages: the build stage installs every dependency from
+# the lockfile and compiles the TypeScript; the runtime stage holds the compiled output, the
+# production dependencies and the .proto files, and runs as an unprivileged user. The root
+# filesystem can be mounted read-only: the server writes only to its data directory and to
+# TMPDIR, both meant to be volumes. There is no HEALTHCHECK: the orchestrator probes
+# /livez and /readyz itself.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npx tsc -p tsconfig.build.json \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    TMPDIR=/tmp
+WORKDIR /app
+COPY --from=build /src/package.json ./package.json
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist/src ./dist/src
+COPY --from=build /src/dist/migrations ./dist/migrations
+COPY proto ./proto
+# The data directory (certificates, admin kubeconfig, the embedded store) belongs to the
+# runtime user; mount a volume there.
+RUN mkdir -p /var/lib/platform-authz && chown 1000:1000 /var/lib/platform-authz
+USER 1000:1000
+VOLUME ["/var/lib/platform-authz"]
+EXPOSE 6443
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["--bind-address=0.0.0.0", "--data-dir=/var/lib/platform-authz"]
