@@ -2,6 +2,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiModule } from './api/api.module';
 import { StatusExceptionFilter } from './api/status.filter';
+import { UnknownPathModule } from './api/unknown-path.controller';
 import { AuthenticationModule } from './authentication/authentication.module';
 import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { RequestBodyMiddleware } from './api/request-body.middleware';
@@ -46,6 +47,8 @@ export class AppModule implements NestModule {
         WebhookAuthorizationModule,
         MetricsModule,
         HealthModule,
+        // Last: its catch-all route answers what no route above serves.
+        UnknownPathModule,
       ],
       providers: [
         optionsProvider,

@@ -132,3 +132,72 @@ describe('anonymous access settings', () => {
     }
   });
 });
+
+describe('unknown paths (authorization runs before routing, as in kube)', () => {
+  let server: TestServer;
+  const bob = { token: 'bob-token' };
+
+  beforeAll(async () => {
+    const dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'tokens-'));
+    server = await startTestServer({ options: { tokenAuthFile: tokenFile(dir) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers 403 to anonymous and unauthorized callers, without telling whether the path exists', async () => {
+    for (const [method, path] of [
+      ['GET', '/no/such/path'],
+      ['POST', '/no/such/path'],
+      ['GET', '/'],
+      ['DELETE', '/version'],
+    ] as const) {
+      const anonymous = await server.anonymous.request(method, path);
+      expect({ path, status: anonymous.status, body: anonymous.body }).toEqual({
+        path,
+        status: 403,
+        body: expect.objectContaining({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          message: `forbidden: User "system:anonymous" cannot ${method.toLowerCase()} path "${path}"`,
+          code: 403,
+        }),
+      });
+      const unauthorized = await server.anonymous.request(method, path, { as: bob });
+      expect({ path, status: unauthorized.status, message: unauthorized.body.message }).toEqual({
+        path,
+        status: 403,
+        message: `forbidden: User "bob" cannot ${method.toLowerCase()} path "${path}"`,
+      });
+    }
+  });
+
+  it('answers 403 for unknown resources and groups to those who may not list them', async () => {
+    const unknownResource = await server.anonymous.get(`${RBAC}/widgets`);
+    expect(unknownResource.status).toBe(403);
+    expect(unknownResource.body.message).toBe(
+      'widgets.rbac.authorization.platform.io is forbidden: User "system:anonymous" cannot list resource "widgets" in API group "rbac.authorization.platform.io" at the cluster scope',
+    );
+    const unknownGroup = await server.anonymous.get('/apis/nope.example.com/v1/things', { as: bob });
+    expect(unknownGroup.status).toBe(403);
+    expect(unknownGroup.body.message).toBe(
+      'things.nope.example.com is forbidden: User "bob" cannot list resource "things" in API group "nope.example.com" at the cluster scope',
+    );
+  });
+
+  it("answers kube's 404 to authorized callers", async () => {
+    for (const path of ['/no/such/path', '/', `${RBAC}/widgets`, '/apis/nope.example.com/v1/things', '/api/v1/namespaces/default/widgets/w']) {
+      const res = await server.admin.get(path);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 404,
+        body: expect.objectContaining({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: expect.any(String) }),
+      });
+    }
+    expect((await server.admin.get('/no/such/path')).body.message).toBe('the server could not find the requested resource');
+    // Public paths stay public.
+    expect((await server.anonymous.get('/livez')).status).toBe(200);
+  });
+});
