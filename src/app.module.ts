@@ -15,26 +15,34 @@ import { WebhookAuthorizationModule } from './authorization/webhook/webhook.modu
 import { MetricsModule } from './metrics/metrics.module';
 import { RbacAuthorizationModule } from './authorization/rbac/rbac-authorization.module';
 import { NodeAuthorizerModule } from './authorization/node/node-authorizer.module';
-import { SERVER_OPTIONS, ServerOptions } from './config/options';
+import { SERVER_OPTIONS } from './config/options';
 import { CoreModule } from './core/core.module';
 import { HealthModule } from './health/health.module';
 import { RbacModule } from './rbac/rbac.module';
 import { ReviewsModule } from './reviews/reviews.module';
-import { StorageModule, StorageTestHooks } from './storage/storage.module';
+import { AUTHENTICATION_SETTINGS } from './authentication/authenticator';
+import { ABAC_POLICIES } from './authorization/abac/abac.module';
+import { STARTUP_AUTHORIZATION } from './authorization/authorization-setup';
+import type { ServerConfiguration } from './server/configuration';
+import { Database } from './storage/database';
+import { StorageModule } from './storage/storage.module';
 
-/** Everything the server consists of, wired for one set of options. */
+/** Everything the server consists of, wired for one loaded configuration and an open store. */
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(options: ServerOptions, storageHooks: StorageTestHooks = {}): DynamicModule {
-    const optionsProvider = { provide: SERVER_OPTIONS, useValue: options };
+  static forRoot(configuration: ServerConfiguration, db: Database): DynamicModule {
+    const { options } = configuration;
+    const configured = [
+      { provide: SERVER_OPTIONS, useValue: options },
+      { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
+      { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
+      { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
+    ];
     return {
       module: AppModule,
       global: true,
       imports: [
-        StorageModule.forRoot(
-          { databaseUrl: options.databaseUrl, dataDir: options.dataDir, historyWindowSeconds: options.historyWindowSeconds },
-          storageHooks,
-        ),
+        StorageModule.forRoot(db, { historyWindowSeconds: options.historyWindowSeconds }),
         ApiModule,
         CoreModule,
         RbacModule,
@@ -51,7 +59,7 @@ export class AppModule implements NestModule {
         UnknownPathModule,
       ],
       providers: [
-        optionsProvider,
+        ...configured,
         // The pipeline's stages (authentication comes from its own module).
         RequestInfoMiddleware,
         ImpersonationMiddleware,
@@ -60,7 +68,7 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
         { provide: APP_GUARD, useClass: AuthorizationGuard },
       ],
-      exports: [optionsProvider],
+      exports: configured.map((p) => p.provide),
     };
   }
 

@@ -1,6 +1,10 @@
 import { FeatureGates } from './feature-gates';
 
-/** The server's settings after flags are parsed and checked. Names follow kube-apiserver's flags. */
+/**
+ * The server's settings as the flags give them (their syntax checked). What they name (files,
+ * addresses) is read and checked when the configuration is loaded (src/server/configuration.ts).
+ * Names follow kube-apiserver's flags.
+ */
 export interface ServerOptions {
   /** --secure-port */
   securePort: number;

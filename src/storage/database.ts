@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
-import type { ServerOptions } from '../config/options';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
@@ -19,6 +18,19 @@ export interface DatabaseSettings {
   /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
   templateDump?: Uint8Array;
 }
+
+/** The PostgreSQL server of a database URL does not answer or refuses the connection. */
+export class DatabaseUnreachableError extends Error {}
+
+/** Where a PostgreSQL URL points, for messages: host, port and database, never the password. */
+export function postgresTarget(url: string): string {
+  const u = new URL(url);
+  const host = u.hostname || new URLSearchParams(u.search).get('host') || 'localhost';
+  return `${host}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+}
+
+/** How long the first connection to PostgreSQL may take before the start gives up. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Database {
   engine: 'postgres' | 'pglite';
@@ -45,12 +57,6 @@ export function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.databaseUrl ? openPostgres(settings.databaseUrl, settings.schema) : openEmbedded(settings);
 }
 
-/** `--migrate-only`: apply migrations and close. */
-export async function migrateOnly(options: Pick<ServerOptions, 'databaseUrl' | 'dataDir'>): Promise<void> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-  await db.close();
-}
-
 /** Schema names go into connection options and DDL, so only plain identifiers are accepted. */
 function checkSchemaName(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _`);
@@ -70,8 +76,14 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
 
   // Several servers may start at once on one database: one migrates, the others wait for
   // it and then find nothing left to do. The lock is per schema and held by its own session.
-  const admin = new Client(connection);
-  await admin.connect();
+  const admin = new Client({ ...connection, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await admin.connect();
+  } catch (err) {
+    await admin.end().catch(() => undefined);
+    // pg's messages name the host and the user, never the password.
+    throw new DatabaseUnreachableError(`cannot connect to PostgreSQL at ${postgresTarget(url)}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}`);
+  }
   try {
     const lockName = `platform-authz migrations ${schema ?? 'public'}`;
     await admin.query('SELECT pg_advisory_lock(hashtext($1))', [lockName]);
