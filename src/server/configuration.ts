@@ -27,6 +27,10 @@ export interface ServerConfiguration {
   warnings: string[];
 }
 
+/** kube's words when it turns anonymous authentication off (BuiltInAuthenticationOptions.ApplyAuthorization). */
+export const ANONYMOUS_WITH_ALWAYS_ALLOW =
+  'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer';
+
 /** Runs a check of what a flag names; any failure becomes a FlagError naming the flag. */
 async function fromFlag<T>(flag: string, load: () => T | Promise<T>): Promise<T> {
   try {
@@ -55,7 +59,11 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   }
   if (options.clientCaFile) serving.clientCaPem = await fromFlag('--client-ca-file', () => readClientCertificateAuthorities(options.clientCaFile!));
 
-  const authentication: AuthenticationSettings = { anonymous: options.anonymousAuth };
+  // kube turns anonymous requests off when a mode is AlwaysAllow (which would let them do
+  // anything), whatever --anonymous-auth says; a configuration file's authorizers do not count.
+  const anonymous = options.anonymousAuth && !options.authorizationModes.includes('AlwaysAllow');
+  if (options.anonymousAuth && !anonymous) warnings.push(ANONYMOUS_WITH_ALWAYS_ALLOW);
+  const authentication: AuthenticationSettings = { anonymous };
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
 
   const authorization = await fromFlag(options.authorizationConfigFile ? '--authorization-config' : '--authorization-webhook-config-file', () =>

@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import * as crypto from 'node:crypto';
 import * as https from 'node:https';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
+import { ANONYMOUS_WITH_ALWAYS_ALLOW } from '../../src/server/configuration';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
 
@@ -114,13 +116,41 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
 });
 
 describe('anonymous access settings', () => {
-  it('AlwaysAllow lets anonymous callers in; --anonymous-auth=false makes them 401', async () => {
-    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'] } });
+  let dir: string;
+  beforeAll(() => (dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'anonymous-'))));
+  afterAll(() => require('node:fs').rmSync(dir, { recursive: true, force: true }));
+
+  it("turns anonymous requests off under AlwaysAllow, even with --anonymous-auth=true, with kube's warning", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'], anonymousAuth: true, tokenAuthFile: tokenFile(dir) } });
+    try {
+      expect(warn).toHaveBeenCalledWith(ANONYMOUS_WITH_ALWAYS_ALLOW);
+      const res = await open.anonymous.get(`${RBAC}/clusterroles`);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+      // Authenticated callers are all allowed.
+      expect((await open.anonymous.get(`${RBAC}/clusterroles`, { as: { token: 'bob-token' } })).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await open.close();
+    }
+  });
+
+  it('keeps anonymous requests under an --authorization-config whose only authorizer is AlwaysAllow (kube looks at --authorization-mode only)', async () => {
+    const config = join(dir, 'allow-all.yaml');
+    require('node:fs').writeFileSync(
+      config,
+      'apiVersion: apiserver.config.platform.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n',
+    );
+    const open = await startTestServer({ options: { authorizationConfigFile: config } });
     try {
       expect((await open.anonymous.get(`${RBAC}/clusterroles`)).status).toBe(200);
     } finally {
       await open.close();
     }
+  });
+
+  it('--anonymous-auth=false makes requests without credentials 401', async () => {
     const closed = await startTestServer({ options: { anonymousAuth: false } });
     try {
       const res = await closed.anonymous.get(`${RBAC}/clusterroles`);
