@@ -147,6 +147,7 @@ function program(): Command {
     .addOption(flag('max-request-bytes', 'int', 'The largest request body accepted (413 beyond).', SERVING, integer(1024, 1024 * 1024 * 1024), { value: DEFAULT_MAX_REQUEST_BYTES, shown: String(DEFAULT_MAX_REQUEST_BYTES) }))
     .addOption(flag('data-dir', 'string', 'Directory of the generated certificates, the admin kubeconfig and the embedded database.', STORAGE, path, { value: d.dataDir, shown: JSON.stringify(d.dataDir) }))
     .addOption(flag('database-url', 'string', 'PostgreSQL URL (postgres://user:password@host:port/database). Defaults to $DATABASE_URL; unset, the embedded store in --data-dir is used.', STORAGE, path))
+    .addOption(flag('embedded-fsync', 'bool', 'Whether the embedded store syncs each commit to disk, so that an acknowledged write survives a power loss. false is faster and survives only a crash of the server process.', STORAGE, bool, { value: d.embeddedFsync, shown: 'true' }))
     .addOption(flag('history-window', 'duration', 'How long superseded object versions are kept for watch and consistent paging.', STORAGE, goDuration, { value: d.historyWindowSeconds * 1000, shown: '5m0s' }))
     .addOption(flag('anonymous-auth', 'bool', 'Enables anonymous requests (user system:anonymous, group system:unauthenticated) to the secure port; requests not rejected by another authentication method are anonymous. Turned off when --authorization-mode includes AlwaysAllow.', AUTHENTICATION, bool, { value: d.anonymousAuth, shown: 'true' }))
     .addOption(flag('client-ca-file', 'string', 'File of certificate authorities (PEM) whose client certificates authenticate callers: common name as user name, organizations as groups. The --data-dir CA is always trusted.', AUTHENTICATION, path))
@@ -229,6 +230,9 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.historyWindow <= 0) throw new FlagError('--history-window must be positive');
   const databaseUrl: string | undefined = o.databaseUrl ?? (env.DATABASE_URL || undefined);
+  if (databaseUrl && given('embeddedFsync')) {
+    throw new FlagError('--embedded-fsync applies to the embedded store only; with --database-url the PostgreSQL server decides how commits reach its disk');
+  }
   // kube's BuiltInAuthorizationOptions.Validate: the configuration file excludes the legacy
   // flags; without it, the policy file goes with mode ABAC and the webhook file with Webhook.
   if (o.authorizationConfig) {
@@ -254,6 +258,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     clientCaFile: o.clientCaFile,
     dataDir: o.dataDir,
     databaseUrl,
+    embeddedFsync: o.embeddedFsync,
     historyWindowSeconds: o.historyWindow / 1000,
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: o.anonymousAuth,

@@ -19,6 +19,8 @@ export interface ServerOptions {
   dataDir: string;
   /** --database-url or DATABASE_URL; the embedded store when unset. */
   databaseUrl?: string;
+  /** --embedded-fsync: the embedded store syncs every commit to disk (default true, as PostgreSQL). */
+  embeddedFsync: boolean;
   /** --history-window in seconds (default 300). */
   historyWindowSeconds: number;
   /** --token-auth-file */
@@ -68,6 +70,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     securePort: 6443,
     bindAddress: '127.0.0.1',
     dataDir: './data',
+    embeddedFsync: true,
     historyWindowSeconds: 300,
     anonymousAuth: true,
     featureGates: FeatureGates.defaults(),

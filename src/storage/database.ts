@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
-import { startPGlite } from './pglite-loader';
+import { startPGlite, syncPath } from './pglite-loader';
 
 export interface DatabaseSettings {
   /** PostgreSQL URL; unset = the embedded engine (PGlite) in `<dataDir>/db`. */
@@ -17,6 +17,8 @@ export interface DatabaseSettings {
   schema?: string;
   /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
   templateDump?: Uint8Array;
+  /** Embedded only: sync every commit to disk (default true; `--embedded-fsync`). */
+  fsync?: boolean;
 }
 
 /** The PostgreSQL server of a database URL does not answer or refuses the connection. */
@@ -113,6 +115,19 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
   };
 }
 
+/** fsyncs every file and directory below `dir`, then `dir` and each parent up to `top`. */
+function syncTree(dir: string, top: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) syncTree(path, path);
+    else if (entry.isFile()) syncPath(path);
+  }
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    syncPath(at);
+    if (at === resolve(top) || at === dirname(at)) break;
+  }
+}
+
 function isEmptyDir(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
@@ -123,9 +138,13 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
   const dir = join(settings.dataDir, 'db');
   try {
     // The template only seeds a new directory; an existing database is never replaced.
-    const seed = isEmptyDir(dir) ? settings.templateDump : undefined;
+    const fresh = isEmptyDir(dir);
+    const durable = settings.fsync !== false;
     mkdirSync(dir, { recursive: true });
-    const pglite = await startPGlite(dir, seed);
+    const pglite = await startPGlite(dir, { dump: fresh ? settings.templateDump : undefined, durable });
+    // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
+    // it ran are synced once here, with the directory entries that lead to them.
+    if (fresh && durable) syncTree(dir, settings.dataDir);
     const driver = createPGliteDriver(pglite);
     const dataSource = new DataSource({ ...BASE_OPTIONS, driver: driver.pg } as DataSourceOptions);
     try {

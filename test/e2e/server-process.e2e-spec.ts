@@ -67,7 +67,7 @@ describe('the server process', () => {
 
   it('prints its flags with --help as kube does, with their defaults, and exits 0', async () => {
     const { stdout } = await run(process.execPath, [MAIN, '--help'], { env: childEnv() });
-    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--data-dir', '--database-url', '--token-auth-file', '--authorization-mode']) {
+    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--data-dir', '--database-url', '--token-auth-file', '--authorization-mode', '--embedded-fsync']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout).toMatch(/^ {6}--secure-port int +.*\(default 6443\)$/m);
@@ -176,6 +176,7 @@ describe('the server process with a bad flag or configuration file', () => {
     await refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook');
     await refused(['--feature-gates=NoSuchGate=true'], 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate');
     await refused(['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"');
+    await refused(['--embedded-fsync=maybe'], 'invalid argument "maybe" for "--embedded-fsync" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
   });
 
   it('refuses a port in use before setting up the store', async () => {

@@ -32,18 +32,23 @@ describe('server flags', () => {
     [['--bind-address=not an address'], 'invalid argument "not an address" for "--bind-address" flag: failed to parse IP: "not an address"'],
     [['--authorization-mode=Magic'], 'invalid argument "Magic" for "--authorization-mode" flag: unknown authorization mode "Magic"'],
     [['--anonymous-auth=maybe'], 'invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    [['--embedded-fsync=sometimes'], 'invalid argument "sometimes" for "--embedded-fsync" flag: strconv.ParseBool: parsing "sometimes": invalid syntax'],
     [['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"'],
     [['--history-window=300'], 'invalid argument "300" for "--history-window" flag: time: missing unit in duration "300"'],
     [['--history-window=0s'], '--history-window must be positive'],
     [['--token-auth-file='], 'invalid argument "" for "--token-auth-file" flag: must not be empty'],
     [['--tls-cert-file=a.crt'], 'must be given together'],
+    [['--embedded-fsync=false', '--database-url=postgres://db/x'], '--embedded-fsync applies to the embedded store only'],
     [['extra'], '"platform-authz-apiserver" does not take any arguments, got ["extra"]'],
   ])('rejects %j, naming the flag as kube does', (argv, message) => {
     expect(() => parseServerFlags(argv, {})).toThrow(FlagError);
     expect(() => parseServerFlags(argv, {})).toThrow(message);
   });
 
-  it('reads Go durations', () => {
+  it('reads --embedded-fsync (default true) and Go durations', () => {
+    expect(parseServerFlags([], {}).embeddedFsync).toBe(true);
+    expect(parseServerFlags(['--embedded-fsync=false'], {}).embeddedFsync).toBe(false);
+    expect(parseServerFlags(['--embedded-fsync'], {}).embeddedFsync).toBe(true);
     expect(parseServerFlags(['--history-window=1h30m'], {}).historyWindowSeconds).toBe(5400);
     expect(parseServerFlags(['--history-window=1500ms'], {}).historyWindowSeconds).toBe(1.5);
   });
@@ -63,6 +68,7 @@ describe('server flags', () => {
     expect(line('--data-dir')).toMatch(/--data-dir string +.*\(default "\.\/data"\)$/);
     expect(line('--history-window')).toMatch(/--history-window duration +.*\(default 5m0s\)$/);
     expect(line('--anonymous-auth')).toMatch(/--anonymous-auth +Enables .*\(default true\)$/);
+    expect(line('--embedded-fsync')).toMatch(/--embedded-fsync +.*\(default true\)$/);
     expect(line('--authorization-mode')).toMatch(/--authorization-mode strings +.*\(default \[Node,RBAC\]\)$/);
     expect(line('--authorization-webhook-version')).toMatch(/\(default "v1beta1"\)$/);
     // Zero values print no default, and nothing prints an object.
