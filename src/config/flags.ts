@@ -122,58 +122,221 @@ const AUTHORIZATION = 'Authorization flags:';
 const ADMISSION = 'Admission flags:';
 const GENERIC = 'Generic flags:';
 
-/**
- * A flag. `type` is pflag's name for the value in the help (`int`, `string`, `duration`, ...;
- * none for booleans); `shown` is the default as kube prints it (none for a zero value).
- */
-function flag(name: string, type: string, usage: string, group: string, parse: (value: string) => unknown, defaults?: { value: unknown; shown?: string }): Option {
-  const option = new Option(type === 'bool' ? `--${name} [bool]` : `--${name} <${type}>`, usage).helpGroup(group).argParser(parse);
-  return defaults ? option.default(defaults.value, defaults.shown) : option;
+/** A flag as kube-apiserver defines one. */
+interface FlagSpec {
+  name: string;
+  /** pflag's name for the value in the help: `int`, `string`, `duration`, ...; `bool` shows none. */
+  type: string;
+  /** The help section. */
+  group: string;
+  usage: string;
+  /** Reads the value; throws an Error saying what is wrong with it. */
+  parse: (value: string) => unknown;
+  default?: unknown;
+  /** The default as kube prints it; none for a zero value. */
+  shown?: string;
+}
+
+/** A commander option for a flag; a bad value is a FlagError in pflag's words, naming the flag. */
+function flag(spec: FlagSpec): Option {
+  const option = new Option(spec.type === 'bool' ? `--${spec.name} [bool]` : `--${spec.name} <${spec.type}>`, spec.usage)
+    .helpGroup(spec.group)
+    .argParser((value: string) => {
+      try {
+        return spec.parse(value);
+      } catch (err) {
+        throw new FlagError(`invalid argument ${JSON.stringify(value)} for "--${spec.name}" flag: ${(err as Error).message}`);
+      }
+    });
+  return 'default' in spec ? option.default(spec.default, spec.shown) : option;
+}
+
+/** kube-apiserver's flags that this server has (defaults from `d`), in help order within each section. */
+function flagSpecs(d: ServerOptions): FlagSpec[] {
+  return [
+    {
+      name: 'bind-address',
+      type: 'ip',
+      group: SERVING,
+      usage: 'The IP address (or host name) on which to listen for the --secure-port port.',
+      parse: bindAddress,
+      default: d.bindAddress,
+      shown: d.bindAddress,
+    },
+    {
+      name: 'secure-port',
+      type: 'int',
+      group: SERVING,
+      usage: 'The port on which to serve HTTPS with authentication and authorization; 0 picks a free port.',
+      parse: integer(0, 65535),
+      default: d.securePort,
+      shown: String(d.securePort),
+    },
+    {
+      name: 'tls-cert-file',
+      type: 'string',
+      group: SERVING,
+      usage: 'File containing the x509 serving certificate (PEM), followed by any intermediate certificates. Without it a certificate is generated into --data-dir.',
+      parse: path,
+    },
+    {
+      name: 'tls-private-key-file',
+      type: 'string',
+      group: SERVING,
+      usage: 'File containing the x509 private key matching --tls-cert-file.',
+      parse: path,
+    },
+    {
+      name: 'max-request-bytes',
+      type: 'int',
+      group: SERVING,
+      usage: 'The largest request body accepted (413 beyond).',
+      parse: integer(1024, 1024 * 1024 * 1024),
+      default: DEFAULT_MAX_REQUEST_BYTES,
+      shown: String(DEFAULT_MAX_REQUEST_BYTES),
+    },
+    {
+      name: 'data-dir',
+      type: 'string',
+      group: STORAGE,
+      usage: 'Directory of the generated certificates, the admin kubeconfig and the embedded database.',
+      parse: path,
+      default: d.dataDir,
+      shown: JSON.stringify(d.dataDir),
+    },
+    {
+      name: 'database-url',
+      type: 'string',
+      group: STORAGE,
+      usage: 'PostgreSQL URL (postgres://user:password@host:port/database). Defaults to $DATABASE_URL; unset, the embedded store in --data-dir is used.',
+      parse: path,
+    },
+    {
+      name: 'embedded-fsync',
+      type: 'bool',
+      group: STORAGE,
+      usage: 'Whether the embedded store syncs each commit to disk, so that an acknowledged write survives a power loss. false is faster and survives only a crash of the server process.',
+      parse: bool,
+      default: d.embeddedFsync,
+      shown: 'true',
+    },
+    {
+      name: 'history-window',
+      type: 'duration',
+      group: STORAGE,
+      usage: 'How long superseded object versions are kept for watch and consistent paging.',
+      parse: goDuration,
+      default: d.historyWindowSeconds * 1000,
+      shown: '5m0s',
+    },
+    {
+      name: 'anonymous-auth',
+      type: 'bool',
+      group: AUTHENTICATION,
+      usage: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated) to the secure port; requests not rejected by another authentication method are anonymous. Turned off when --authorization-mode includes AlwaysAllow.',
+      parse: bool,
+      default: d.anonymousAuth,
+      shown: 'true',
+    },
+    {
+      name: 'client-ca-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'File of certificate authorities (PEM) whose client certificates authenticate callers: common name as user name, organizations as groups. The --data-dir CA is always trusted.',
+      parse: path,
+    },
+    {
+      name: 'token-auth-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'File of static bearer tokens, CSV: token,user,uid,"group1,group2".',
+      parse: path,
+    },
+    {
+      name: 'authorization-mode',
+      type: 'strings',
+      group: AUTHORIZATION,
+      usage: `Ordered list of authorizers: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')}. Not with --authorization-config.`,
+      parse: modes,
+      default: d.authorizationModes,
+      shown: `[${d.authorizationModes.join(',')}]`,
+    },
+    {
+      name: 'authorization-config',
+      type: 'string',
+      group: AUTHORIZATION,
+      usage: 'File with an AuthorizationConfiguration (YAML or JSON): the authorizer chain, reloaded on change. Needs feature gate StructuredAuthorizationConfiguration; not with --authorization-mode or --authorization-webhook-*.',
+      parse: path,
+    },
+    {
+      name: 'authorization-policy-file',
+      type: 'string',
+      group: AUTHORIZATION,
+      usage: 'File with the ABAC policy, one JSON Policy per line; with --authorization-mode=ABAC.',
+      parse: path,
+    },
+    {
+      name: 'authorization-webhook-config-file',
+      type: 'string',
+      group: AUTHORIZATION,
+      usage: 'File in kubeconfig format with the webhook of --authorization-mode=Webhook.',
+      parse: path,
+    },
+    {
+      name: 'authorization-webhook-version',
+      type: 'string',
+      group: AUTHORIZATION,
+      usage: 'The SubjectAccessReview version sent to the webhook: v1beta1 or v1.',
+      parse: webhookVersion,
+      default: d.authorizationWebhook.version,
+      shown: JSON.stringify(d.authorizationWebhook.version),
+    },
+    {
+      name: 'authorization-webhook-cache-authorized-ttl',
+      type: 'duration',
+      group: AUTHORIZATION,
+      usage: "How long the webhook's allow answers are cached.",
+      parse: goDuration,
+      default: d.authorizationWebhook.cacheAuthorizedTTLMs,
+      shown: '5m0s',
+    },
+    {
+      name: 'authorization-webhook-cache-unauthorized-ttl',
+      type: 'duration',
+      group: AUTHORIZATION,
+      usage: "How long the webhook's other answers are cached.",
+      parse: goDuration,
+      default: d.authorizationWebhook.cacheUnauthorizedTTLMs,
+      shown: '30s',
+    },
+    {
+      name: 'enable-admission-plugins',
+      type: 'strings',
+      group: ADMISSION,
+      usage: `Admission plugins to enable besides the always-on NamespaceLifecycle: ${ADMISSION_PLUGINS.join(', ')}.`,
+      parse: admissionPlugins,
+      default: d.enableAdmissionPlugins,
+    },
+    {
+      name: 'feature-gates',
+      type: 'mapStringBool',
+      group: GENERIC,
+      usage: `Comma list of Name=true|false. Known gates: ${Object.keys(KNOWN_FEATURES).sort().join(', ')}.`,
+      parse: (value) => FeatureGates.parse(value),
+      default: FeatureGates.defaults(),
+    },
+  ];
 }
 
 function program(): Command {
-  const d = defaultOptions();
   const cmd = new Command(COMMAND)
     .description('A Kubernetes-compatible authorization API server: RBAC objects, access reviews, authentication and authorization of every request.')
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
     .helpOption(false)
     .configureHelp({ formatHelp: (command) => helpText(command) })
-    .allowExcessArguments(false)
-    .addOption(flag('bind-address', 'ip', 'The IP address (or host name) on which to listen for the --secure-port port.', SERVING, bindAddress, { value: d.bindAddress, shown: d.bindAddress }))
-    .addOption(flag('secure-port', 'int', 'The port on which to serve HTTPS with authentication and authorization; 0 picks a free port.', SERVING, integer(0, 65535), { value: d.securePort, shown: String(d.securePort) }))
-    .addOption(flag('tls-cert-file', 'string', 'File containing the x509 serving certificate (PEM), followed by any intermediate certificates. Without it a certificate is generated into --data-dir.', SERVING, path))
-    .addOption(flag('tls-private-key-file', 'string', 'File containing the x509 private key matching --tls-cert-file.', SERVING, path))
-    .addOption(flag('max-request-bytes', 'int', 'The largest request body accepted (413 beyond).', SERVING, integer(1024, 1024 * 1024 * 1024), { value: DEFAULT_MAX_REQUEST_BYTES, shown: String(DEFAULT_MAX_REQUEST_BYTES) }))
-    .addOption(flag('data-dir', 'string', 'Directory of the generated certificates, the admin kubeconfig and the embedded database.', STORAGE, path, { value: d.dataDir, shown: JSON.stringify(d.dataDir) }))
-    .addOption(flag('database-url', 'string', 'PostgreSQL URL (postgres://user:password@host:port/database). Defaults to $DATABASE_URL; unset, the embedded store in --data-dir is used.', STORAGE, path))
-    .addOption(flag('embedded-fsync', 'bool', 'Whether the embedded store syncs each commit to disk, so that an acknowledged write survives a power loss. false is faster and survives only a crash of the server process.', STORAGE, bool, { value: d.embeddedFsync, shown: 'true' }))
-    .addOption(flag('history-window', 'duration', 'How long superseded object versions are kept for watch and consistent paging.', STORAGE, goDuration, { value: d.historyWindowSeconds * 1000, shown: '5m0s' }))
-    .addOption(flag('anonymous-auth', 'bool', 'Enables anonymous requests (user system:anonymous, group system:unauthenticated) to the secure port; requests not rejected by another authentication method are anonymous. Turned off when --authorization-mode includes AlwaysAllow.', AUTHENTICATION, bool, { value: d.anonymousAuth, shown: 'true' }))
-    .addOption(flag('client-ca-file', 'string', 'File of certificate authorities (PEM) whose client certificates authenticate callers: common name as user name, organizations as groups. The --data-dir CA is always trusted.', AUTHENTICATION, path))
-    .addOption(flag('token-auth-file', 'string', 'File of static bearer tokens, CSV: token,user,uid,"group1,group2".', AUTHENTICATION, path))
-    .addOption(flag('authorization-mode', 'strings', `Ordered list of authorizers: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')}. Not with --authorization-config.`, AUTHORIZATION, modes, { value: d.authorizationModes, shown: `[${d.authorizationModes.join(',')}]` }))
-    .addOption(flag('authorization-config', 'string', 'File with an AuthorizationConfiguration (YAML or JSON): the authorizer chain, reloaded on change. Needs feature gate StructuredAuthorizationConfiguration; not with --authorization-mode or --authorization-webhook-*.', AUTHORIZATION, path))
-    .addOption(flag('authorization-policy-file', 'string', 'File with the ABAC policy, one JSON Policy per line; with --authorization-mode=ABAC.', AUTHORIZATION, path))
-    .addOption(flag('authorization-webhook-config-file', 'string', 'File in kubeconfig format with the webhook of --authorization-mode=Webhook.', AUTHORIZATION, path))
-    .addOption(flag('authorization-webhook-version', 'string', 'The SubjectAccessReview version sent to the webhook: v1beta1 or v1.', AUTHORIZATION, webhookVersion, { value: d.authorizationWebhook.version, shown: JSON.stringify(d.authorizationWebhook.version) }))
-    .addOption(flag('authorization-webhook-cache-authorized-ttl', 'duration', "How long the webhook's allow answers are cached.", AUTHORIZATION, goDuration, { value: d.authorizationWebhook.cacheAuthorizedTTLMs, shown: '5m0s' }))
-    .addOption(flag('authorization-webhook-cache-unauthorized-ttl', 'duration', "How long the webhook's other answers are cached.", AUTHORIZATION, goDuration, { value: d.authorizationWebhook.cacheUnauthorizedTTLMs, shown: '30s' }))
-    .addOption(flag('enable-admission-plugins', 'strings', `Admission plugins to enable besides the always-on NamespaceLifecycle: ${ADMISSION_PLUGINS.join(', ')}.`, ADMISSION, admissionPlugins, { value: d.enableAdmissionPlugins }))
-    .addOption(flag('feature-gates', 'mapStringBool', `Comma list of Name=true|false. Known gates: ${Object.keys(KNOWN_FEATURES).sort().join(', ')}.`, GENERIC, (value) => FeatureGates.parse(value), { value: FeatureGates.defaults() }))
-    .addOption(flag('migrate-only', 'bool', 'Apply the database migrations and exit.', GENERIC, bool));
-  // One place adds the flag's name to every value error, in pflag's words.
-  for (const option of cmd.options) {
-    const parse = option.parseArg;
-    if (!parse) continue;
-    option.argParser((value: string, previous: unknown) => {
-      try {
-        return parse(value, previous);
-      } catch (err) {
-        throw new FlagError(`invalid argument ${JSON.stringify(value)} for "${option.long}" flag: ${(err as Error).message}`);
-      }
-    });
-  }
+    .allowExcessArguments(false);
+  for (const spec of flagSpecs(defaultOptions())) cmd.addOption(flag(spec));
   return cmd;
 }
 
