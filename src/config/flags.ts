@@ -325,6 +325,13 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       parse: (value) => FeatureGates.parse(value),
       default: FeatureGates.defaults(),
     },
+    {
+      name: 'migrate-only',
+      type: 'bool',
+      group: GENERIC,
+      usage: 'Apply the database migrations and exit.',
+      parse: bool,
+    },
   ];
 }
 

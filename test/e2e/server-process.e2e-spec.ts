@@ -108,6 +108,32 @@ describe('the server process', () => {
     }
   }, 300_000);
 
+  it('keeps an acknowledged write through kill -9 and recovers the store on restart (durable by default)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platform-kill-'));
+    const kubeconfig = join(dir, 'admin.kubeconfig');
+    const kubectl = (...args: string[]) => run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dir }, timeout: 30000 });
+    try {
+      const killed = await startProcess(['--data-dir', dir, '--secure-port', '0']);
+      try {
+        const manifest = join(dir, 'cr.yaml');
+        writeFileSync(manifest, 'apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: survives-kill\nrules: []\n');
+        await kubectl('create', '-f', manifest);
+      } finally {
+        killed.child.kill('SIGKILL');
+        await killed.exited;
+      }
+      const again = await startProcess(['--data-dir', dir, '--secure-port', '0']);
+      try {
+        const cr = await kubectl('get', 'clusterroles.rbac.authorization.platform.io', 'survives-kill', '-o', 'jsonpath={.metadata.name}');
+        expect(cr.stdout).toBe('survives-kill');
+      } finally {
+        expect(await stop(again)).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('applies migrations and exits with --migrate-only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'platform-migrate-'));
     try {

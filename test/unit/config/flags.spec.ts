@@ -51,6 +51,8 @@ describe('server flags', () => {
     expect(parseServerFlags(['--embedded-fsync'], {}).embeddedFsync).toBe(true);
     expect(parseServerFlags(['--history-window=1h30m'], {}).historyWindowSeconds).toBe(5400);
     expect(parseServerFlags(['--history-window=1500ms'], {}).historyWindowSeconds).toBe(1.5);
+    expect(parseServerFlags([], {}).migrateOnly).toBe(false);
+    expect(parseServerFlags(['--migrate-only'], {}).migrateOnly).toBe(true);
   });
 
   it("prints help as kube does: sections, each flag with its value type and default", () => {
