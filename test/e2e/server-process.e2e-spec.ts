@@ -51,6 +51,19 @@ function startProcess(args: string[]): Promise<Started> {
   });
 }
 
+/** kubectl with the admin kubeconfig a server wrote into `dataDir`. */
+function adminKubectl(dataDir: string) {
+  const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  return (...args: string[]) => run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dataDir }, timeout: 30000 });
+}
+
+/** Creates a ClusterRole through kubectl from a manifest written into `dataDir`. */
+async function createClusterRole(dataDir: string, name: string): Promise<void> {
+  const manifest = join(dataDir, `${name}.yaml`);
+  writeFileSync(manifest, `apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}\nrules: []\n`);
+  await adminKubectl(dataDir)('create', '-f', manifest);
+}
+
 async function stop(s: Started): Promise<number | null> {
   s.child.kill('SIGTERM');
   return s.exited;
@@ -77,16 +90,12 @@ describe('the server process', () => {
 
   it('starts on the embedded store, writes a working admin kubeconfig, refuses a second server, keeps data across restarts', async () => {
     const first = await startProcess(['--data-dir', dataDir, '--secure-port', '0']);
-    const kubeconfig = join(dataDir, 'admin.kubeconfig');
-    const kubectl = (...args: string[]) =>
-      run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dataDir }, timeout: 30000 });
+    const kubectl = adminKubectl(dataDir);
     try {
       expect(existsSync(join(dataDir, 'pki', 'ca.crt'))).toBe(true);
       const ns = await kubectl('get', 'namespaces', '-o', 'name');
       expect(ns.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', 'namespace/kube-system', 'namespace/kube-public']));
-      const manifest = join(dataDir, 'cr.yaml');
-      writeFileSync(manifest, 'apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: survives-restart\nrules: []\n');
-      await kubectl('create', '-f', manifest);
+      await createClusterRole(dataDir, 'survives-restart');
 
       const second = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0'], { env: childEnv() });
       let stderr = '';
@@ -110,14 +119,11 @@ describe('the server process', () => {
 
   it('keeps an acknowledged write through kill -9 and recovers the store on restart (durable by default)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'platform-kill-'));
-    const kubeconfig = join(dir, 'admin.kubeconfig');
-    const kubectl = (...args: string[]) => run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dir }, timeout: 30000 });
+    const kubectl = adminKubectl(dir);
     try {
       const killed = await startProcess(['--data-dir', dir, '--secure-port', '0']);
       try {
-        const manifest = join(dir, 'cr.yaml');
-        writeFileSync(manifest, 'apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: survives-kill\nrules: []\n');
-        await kubectl('create', '-f', manifest);
+        await createClusterRole(dir, 'survives-kill');
       } finally {
         killed.child.kill('SIGKILL');
         await killed.exited;
