@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
+import { ServerOptions } from '../src/config/options';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
@@ -11,7 +12,8 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * `npm run bench`: list paging, watch fan-out and create throughput, each against a bare
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
- * in-process encode/decode figures of the response formats (bench/codecs.ts).
+ * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
+ * only create throughput on the embedded store, with and without fsync per commit.
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -165,22 +167,34 @@ async function main() {
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
   if (process.argv.includes('reviews')) return runAccessReviewBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
-  const engines: Array<{ label: string; url?: string }> = [{ label: 'embedded PGlite' }];
-  if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
+  // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
+  const createsOnly = process.argv.includes('creates');
+  const engines: Array<{ label: string; url?: string; overrides?: Partial<ServerOptions>; createsOnly?: boolean }> = [
+    { label: 'embedded PGlite, fsync per commit (default)' },
+    { label: 'embedded PGlite, --embedded-fsync=false', overrides: { embeddedFsync: false }, createsOnly: true },
+  ];
+  if (createsOnly) console.log('create throughput only (npm run bench -- creates)');
+  else if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
   else console.log(`PostgreSQL at ${PG_URL} does not answer: its figures are skipped`);
 
+  const embeddedRates: number[] = [];
   for (const engine of engines) {
-    const server = await startBenchServer(engine.url);
+    const server = await startBenchServer(engine.url, engine.overrides);
     try {
       const baseline = await baselineThroughput(server, creates);
       const rate = await createThroughput(server, engine.label, creates);
       console.log(`create throughput (${engine.label}) / baseline = ${(rate / baseline).toFixed(3)}`);
+      if (!engine.url) embeddedRates.push(rate);
+      if (createsOnly || engine.createsOnly) continue;
       await listPaging(server, engine.label, 10_000, 500);
       await watchFanOut(server, engine.label, 1000, 5);
     } finally {
       await server.close();
     }
   }
+  const [durable, fast] = embeddedRates;
+  console.log(`embedded store: durable commits cost ${((1 - durable / fast) * 100).toFixed(1)}% of create throughput (${durable.toFixed(0)} vs ${fast.toFixed(0)} creates/s)`);
+  if (createsOnly) return;
   await runRbacBench();
   await runAccessReviewBench();
 }

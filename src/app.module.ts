@@ -2,6 +2,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiModule } from './api/api.module';
 import { StatusExceptionFilter } from './api/status.filter';
+import { UnknownPathModule } from './api/unknown-path.controller';
 import { AuthenticationModule } from './authentication/authentication.module';
 import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { RequestBodyMiddleware } from './api/request-body.middleware';
@@ -14,27 +15,35 @@ import { WebhookAuthorizationModule } from './authorization/webhook/webhook.modu
 import { MetricsModule } from './metrics/metrics.module';
 import { RbacAuthorizationModule } from './authorization/rbac/rbac-authorization.module';
 import { NodeAuthorizerModule } from './authorization/node/node-authorizer.module';
-import { SERVER_OPTIONS, ServerOptions } from './config/options';
+import { SERVER_OPTIONS } from './config/options';
 import { CoreModule } from './core/core.module';
 import { HealthModule } from './health/health.module';
 import { OpenApiUiModule } from './openapi-ui/openapi-ui.module';
 import { RbacModule } from './rbac/rbac.module';
 import { ReviewsModule } from './reviews/reviews.module';
-import { StorageModule, StorageTestHooks } from './storage/storage.module';
+import { AUTHENTICATION_SETTINGS } from './authentication/authenticator';
+import { ABAC_POLICIES } from './authorization/abac/abac.module';
+import { STARTUP_AUTHORIZATION } from './authorization/authorization-setup';
+import type { ServerConfiguration } from './server/configuration';
+import { Database } from './storage/database';
+import { StorageModule } from './storage/storage.module';
 
-/** Everything the server consists of, wired for one set of options. */
+/** Everything the server consists of, wired for one loaded configuration and an open store. */
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(options: ServerOptions, storageHooks: StorageTestHooks = {}): DynamicModule {
-    const optionsProvider = { provide: SERVER_OPTIONS, useValue: options };
+  static forRoot(configuration: ServerConfiguration, db: Database): DynamicModule {
+    const { options } = configuration;
+    const configured = [
+      { provide: SERVER_OPTIONS, useValue: options },
+      { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
+      { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
+      { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
+    ];
     return {
       module: AppModule,
       global: true,
       imports: [
-        StorageModule.forRoot(
-          { databaseUrl: options.databaseUrl, dataDir: options.dataDir, historyWindowSeconds: options.historyWindowSeconds },
-          storageHooks,
-        ),
+        StorageModule.forRoot(db, { historyWindowSeconds: options.historyWindowSeconds }),
         ApiModule,
         CoreModule,
         RbacModule,
@@ -48,9 +57,11 @@ export class AppModule implements NestModule {
         MetricsModule,
         HealthModule,
         OpenApiUiModule,
+        // Last: its catch-all route answers what no route above serves.
+        UnknownPathModule,
       ],
       providers: [
-        optionsProvider,
+        ...configured,
         // The pipeline's stages (authentication comes from its own module).
         RequestInfoMiddleware,
         ImpersonationMiddleware,
@@ -59,7 +70,7 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
         { provide: APP_GUARD, useClass: AuthorizationGuard },
       ],
-      exports: [optionsProvider],
+      exports: configured.map((p) => p.provide),
     };
   }
 

@@ -2,29 +2,16 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { AuthorizationConfigError } from './authorization/config/load';
 import { FlagError, HelpRequested, parseServerFlags } from './config/flags';
-import { ServerOptions } from './config/options';
 import { DataDirInUseError } from './storage/data-dir-lock';
-import { migrateOnly } from './storage/database';
-import { startServer } from './server/start';
+import { migrateStore, startServer } from './server/start';
+
+/** Failures that are the operator's to fix: one line, no stack trace. */
+const SETTLED_FAILURES = [FlagError, DataDirInUseError, AuthorizationConfigError];
 
 async function main(): Promise<number> {
-  let options: ServerOptions;
-  try {
-    options = parseServerFlags(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (err instanceof HelpRequested) {
-      process.stdout.write(err.helpText);
-      return 0;
-    }
-    if (err instanceof FlagError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-
+  const options = parseServerFlags(process.argv.slice(2), process.env);
   if (options.migrateOnly) {
-    await migrateOnly(options);
+    await migrateStore(options);
     process.stdout.write('migrations applied\n');
     return 0;
   }
@@ -50,8 +37,13 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    if (err instanceof DataDirInUseError || err instanceof AuthorizationConfigError) process.stderr.write(`error: ${err.message}\n`);
-    else process.stderr.write(`error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    if (err instanceof HelpRequested) {
+      process.stdout.write(err.helpText);
+      process.exit(0);
+    }
+    // kube-apiserver exits 1 on any failure to start, a bad flag included.
+    const settled = SETTLED_FAILURES.some((kind) => err instanceof kind);
+    process.stderr.write(`error: ${settled ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },
 );

@@ -2,10 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { errors } from '../api/errors';
-import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AuthenticationStrategy, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
-import { loadTokenFile } from './token-file';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from './user-info';
+
+/** How callers authenticate, as the configuration loaded at start settles it. */
+export interface AuthenticationSettings {
+  /** Requests without credentials run as system:anonymous (--anonymous-auth, off with AlwaysAllow). */
+  anonymous: boolean;
+  /** --token-auth-file, read: each token and the identity it stands for. */
+  staticTokens?: Map<string, UserInfo>;
+}
+
+export const AUTHENTICATION_SETTINGS = Symbol('AUTHENTICATION_SETTINGS');
 
 type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
 
@@ -25,9 +33,9 @@ export class Authenticator {
   private readonly connectionUsers = new WeakMap<object, { user: UserInfo; until: number }>();
   private readonly x509 = new X509Strategy();
 
-  constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {
+  constructor(@Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings) {
     this.use(this.x509);
-    if (options.tokenAuthFile) this.use(new TokenFileStrategy(loadTokenFile(options.tokenAuthFile)));
+    if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
   }
 
   private use(strategy: AuthenticationStrategy): void {
@@ -50,7 +58,7 @@ export class Authenticator {
       if (outcome.kind === 'fail') failure ??= outcome.message;
     }
     if (failure !== undefined) throw errors.unauthorized();
-    if (!this.options.anonymousAuth) throw errors.unauthorized();
+    if (!this.settings.anonymous) throw errors.unauthorized();
     return anonymousUser();
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readConfigFile } from '../config/config-file';
 import { UserInfo } from './user-info';
 
 export class TokenFileError extends Error {}
@@ -55,12 +55,7 @@ export function parseTokenFile(content: string, path = 'token file'): Map<string
   return tokens;
 }
 
+/** Reads and parses `--token-auth-file`: the tokens and the identity each one stands for. */
 export function loadTokenFile(path: string): Map<string, UserInfo> {
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new TokenFileError(`--token-auth-file: cannot read ${path}: ${(err as Error).message}`);
-  }
-  return parseTokenFile(content, path);
+  return parseTokenFile(readConfigFile(path), path);
 }

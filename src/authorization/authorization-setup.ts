@@ -8,15 +8,47 @@ import { configurationFromFlags } from './config/configuration-from-flags';
 import { ConfiguredAuthorizers } from './config/configured-authorizers';
 import { AuthorizationConfigError, loadAuthorizationConfiguration, readAuthorizationConfigFile } from './config/load';
 import { AuthorizationConfiguration } from './config/types';
+import { loadWebhookKubeconfig } from './webhook/kubeconfig';
+
+/** The authorizer chain the server starts with, read and checked before the store opens. */
+export interface StartupAuthorization {
+  /** From `--authorization-config`, or the configuration the mode and webhook flags stand for. */
+  configuration: AuthorizationConfiguration;
+  /** `--authorization-config`'s text at start: the reloader compares later reads with it. */
+  configFileData?: string;
+}
+
+export const STARTUP_AUTHORIZATION = Symbol('STARTUP_AUTHORIZATION');
+
+/** Decodes and validates a configuration file's text (on reload: the types in force must remain). */
+function loadConfigFileData(data: string, options: ServerOptions, requiredNonWebhookTypes?: ReadonlySet<string>): Promise<AuthorizationConfiguration> {
+  return loadAuthorizationConfiguration(data, { withSelectors: options.featureGates.enabled('AuthorizeWithSelectors'), requiredNonWebhookTypes });
+}
+
+/**
+ * `--authorization-config` (read, decoded, validated, match conditions compiled) or the
+ * configuration of the mode and webhook flags, and the kubeconfig of each webhook it names.
+ * A problem throws in kube's words.
+ */
+export async function loadStartupAuthorization(options: ServerOptions): Promise<StartupAuthorization> {
+  const file = options.authorizationConfigFile;
+  const configFileData = file ? readAuthorizationConfigFile(file) : undefined;
+  const configuration = configFileData !== undefined ? await loadConfigFileData(configFileData, options) : configurationFromFlags(options);
+  // Each webhook reads its kubeconfig again when the chain is built (as on every reload);
+  // reading it here stops a start with a broken one before the store opens.
+  for (const { webhook } of configuration.authorizers) if (webhook) loadWebhookKubeconfig(webhook.connectionInfo.kubeConfigFile ?? '');
+  return { configuration, configFileData };
+}
 
 /** How long a replaced webhook stays open for the calls in flight (the longest webhook timeout). */
 const RETIRED_AUTHORIZER_GRACE_MS = 30_000;
 
 /**
  * Builds the authorizer chain once every module has registered its authorizer types
- * (application bootstrap, before the port opens), from `--authorization-config` or from the
- * mode and webhook flags (kube turns those into the same configuration); reloads the
- * configuration file while the server runs; closes the chain at shutdown.
+ * (application bootstrap, before the port opens), from the configuration loaded at start
+ * (`--authorization-config`, or the mode and webhook flags, which kube turns into the same
+ * configuration); reloads the configuration file while the server runs; closes the chain
+ * at shutdown.
  */
 @Injectable()
 export class AuthorizationSetup implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,6 +58,7 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
 
   constructor(
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+    @Inject(STARTUP_AUTHORIZATION) private readonly startup: StartupAuthorization,
     private readonly factories: AuthorizerFactories,
     private readonly chain: AuthorizerChain,
   ) {
@@ -36,8 +69,7 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     const file = this.options.authorizationConfigFile;
-    const data = file ? readAuthorizationConfigFile(file) : undefined;
-    const configuration = data !== undefined ? await this.load(data) : configurationFromFlags(this.options);
+    const { configuration, configFileData: data } = this.startup;
     try {
       this.chain.replace(await this.configured.build(configuration));
     } catch (err) {
@@ -48,7 +80,7 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
         {
           path: file,
           intervalMs: this.options.authorizationConfigReloadIntervalMs,
-          load: (next) => this.load(next, this.configured.startupTypes),
+          load: (next) => loadConfigFileData(next, this.options, this.configured.startupTypes),
           apply: (next) => this.install(next),
         },
         data,
@@ -70,13 +102,6 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
   async onApplicationShutdown(): Promise<void> {
     this.reloader?.stop();
     for (const authorizer of this.chain.replace([])) await authorizer.close?.();
-  }
-
-  private load(data: string, requiredNonWebhookTypes?: ReadonlySet<string>): Promise<AuthorizationConfiguration> {
-    return loadAuthorizationConfiguration(data, {
-      withSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors'),
-      requiredNonWebhookTypes,
-    });
   }
 
   /**

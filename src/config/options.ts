@@ -1,6 +1,10 @@
 import { FeatureGates } from './feature-gates';
 
-/** The server's settings after flags are parsed and checked. Names follow kube-apiserver's flags. */
+/**
+ * The server's settings as the flags give them (their syntax checked). What they name (files,
+ * addresses) is read and checked when the configuration is loaded (src/server/configuration.ts).
+ * Names follow kube-apiserver's flags.
+ */
 export interface ServerOptions {
   /** --secure-port */
   securePort: number;
@@ -15,12 +19,17 @@ export interface ServerOptions {
   dataDir: string;
   /** --database-url or DATABASE_URL; the embedded store when unset. */
   databaseUrl?: string;
+  /** --embedded-fsync: the embedded store syncs every commit to disk (default true, as PostgreSQL). */
+  embeddedFsync: boolean;
   /** --history-window in seconds (default 300). */
   historyWindowSeconds: number;
   /** --token-auth-file */
   tokenAuthFile?: string;
-  /** --anonymous-auth (default true) */
-  anonymousAuth: boolean;
+  /**
+   * --anonymous-auth; unset = on, except when --authorization-mode includes AlwaysAllow
+   * (the spec: anonymous is on "when authorization mode is not AlwaysAllow").
+   */
+  anonymousAuth?: boolean;
   /** --feature-gates */
   featureGates: FeatureGates;
   /** --authorization-mode, in order. */
@@ -69,8 +78,8 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     securePort: 6443,
     bindAddress: '127.0.0.1',
     dataDir: './data',
+    embeddedFsync: true,
     historyWindowSeconds: 300,
-    anonymousAuth: true,
     featureGates: FeatureGates.defaults(),
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,

@@ -1,9 +1,10 @@
-import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import * as forge from 'node-forge';
+import { readConfigFile } from '../config/config-file';
 import { ServerOptions } from '../config/options';
 
 /** What the HTTPS listener and the admin kubeconfig need. */
@@ -147,20 +148,68 @@ function stillValid(certPem: string, bindAddress: string): boolean {
   return names.ips.every((ip) => san.includes(ip === '::1' ? '0:0:0:0:0:0:0:1' : ip) || san.includes(ip)) && names.dns.every((d) => san.includes(d));
 }
 
-function readFile(path: string, flag: string): string {
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The certificates of a PEM file, each parsed; `none` is the complaint when there is none.
+ * Returns the file's text.
+ */
+function readCertificates(path: string, none: string): string {
+  const text = readConfigFile(path);
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new Error(none);
+  for (const block of blocks) new X509Certificate(block);
+  return text;
+}
+
+/** `--client-ca-file`: authorities (PEM) whose client certificates authenticate callers. */
+export function readClientCertificateAuthorities(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readCertificates(path, 'data does not contain any valid RSA or ECDSA certificates');
   } catch (err) {
-    throw new Error(`${flag}: cannot read ${path}: ${(err as Error).message}`);
+    throw new Error(`unable to load client CA file ${JSON.stringify(path)}: ${(err as Error).message}`);
   }
 }
 
+/** `--tls-cert-file`: the serving certificate and its chain (PEM). */
+export function readServingCertificate(path: string): string {
+  try {
+    return readCertificates(path, 'tls: failed to find any PEM data in certificate input');
+  } catch (err) {
+    throw new Error(`unable to load server certificate from ${JSON.stringify(path)}: ${(err as Error).message}`);
+  }
+}
+
+/** `--tls-private-key-file`: the serving key (PEM), which must match the serving certificate. */
+export function readServingKey(path: string, certPem: string): string {
+  const fail = (why: string) => new Error(`unable to load server private key from ${JSON.stringify(path)}: ${why}`);
+  const text = readConfigFile(path);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) throw fail('tls: failed to find any PEM data in key input');
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(text);
+  } catch {
+    throw fail('tls: failed to parse private key');
+  }
+  const leaf = new X509Certificate(certPem.match(PEM_CERTIFICATE)![0]);
+  if (!leaf.checkPrivateKey(key)) throw fail('tls: private key does not match public key');
+  return text;
+}
+
+/** What the TLS flags name, read and checked at start. */
+export interface ServingFiles {
+  /** --tls-cert-file and --tls-private-key-file. */
+  certificate?: { certPem: string; keyPem: string };
+  /** --client-ca-file. */
+  clientCaPem?: string;
+}
+
 /**
- * Serving certificate and client CAs: from --tls-* files when given, else a CA and a
+ * Serving certificate and client CAs: from the --tls-* files when given, else a CA and a
  * serving certificate generated once into <data-dir>/pki and reused (the serving
  * certificate is renewed when it nears expiry or misses a name).
  */
-export async function ensureServingMaterial(options: ServerOptions): Promise<ServingMaterial> {
+export async function ensureServingMaterial(options: Pick<ServerOptions, 'dataDir' | 'bindAddress'>, files: ServingFiles): Promise<ServingMaterial> {
   const pki = join(options.dataDir, 'pki');
   mkdirSync(pki, { recursive: true });
   const caCrt = join(pki, 'ca.crt');
@@ -173,14 +222,13 @@ export async function ensureServingMaterial(options: ServerOptions): Promise<Ser
   const caCertPem = readFileSync(caCrt, 'utf8');
   const caKeyPem = readFileSync(caKey, 'utf8');
   const clientCaPems = [caCertPem];
-  if (options.clientCaFile) clientCaPems.push(readFile(options.clientCaFile, '--client-ca-file'));
+  if (files.clientCaPem) clientCaPems.push(files.clientCaPem);
 
-  if (options.tlsCertFile && options.tlsPrivateKeyFile) {
-    const servingCertPem = readFile(options.tlsCertFile, '--tls-cert-file');
-    const servingKeyPem = readFile(options.tlsPrivateKeyFile, '--tls-private-key-file');
+  if (files.certificate) {
+    const { certPem: servingCertPem, keyPem: servingKeyPem } = files.certificate;
     // The kubeconfig must trust what signed the given certificate: the last certificate
     // of the given chain (a CA or a self-signed leaf), unless our own CA issued it.
-    const chain = servingCertPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    const chain = servingCertPem.match(PEM_CERTIFICATE) ?? [];
     const leaf = new X509Certificate(chain[0] ?? servingCertPem);
     const ours = leaf.checkIssued(new X509Certificate(caCertPem));
     return {

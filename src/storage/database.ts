@@ -1,13 +1,12 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
-import type { ServerOptions } from '../config/options';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
-import { startPGlite } from './pglite-loader';
+import { startPGlite, syncPath } from './pglite-loader';
 
 export interface DatabaseSettings {
   /** PostgreSQL URL; unset = the embedded engine (PGlite) in `<dataDir>/db`. */
@@ -18,7 +17,22 @@ export interface DatabaseSettings {
   schema?: string;
   /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
   templateDump?: Uint8Array;
+  /** Embedded only: sync every commit to disk (default true; `--embedded-fsync`). */
+  fsync?: boolean;
 }
+
+/** The PostgreSQL server of a database URL does not answer or refuses the connection. */
+export class DatabaseUnreachableError extends Error {}
+
+/** Where a PostgreSQL URL points, for messages: host, port and database, never the password. */
+export function postgresTarget(url: string): string {
+  const u = new URL(url);
+  const host = u.hostname || new URLSearchParams(u.search).get('host') || 'localhost';
+  return `${host}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+}
+
+/** How long the first connection to PostgreSQL may take before the start gives up. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Database {
   engine: 'postgres' | 'pglite';
@@ -45,12 +59,6 @@ export function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.databaseUrl ? openPostgres(settings.databaseUrl, settings.schema) : openEmbedded(settings);
 }
 
-/** `--migrate-only`: apply migrations and close. */
-export async function migrateOnly(options: Pick<ServerOptions, 'databaseUrl' | 'dataDir'>): Promise<void> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-  await db.close();
-}
-
 /** Schema names go into connection options and DDL, so only plain identifiers are accepted. */
 function checkSchemaName(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _`);
@@ -70,8 +78,14 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
 
   // Several servers may start at once on one database: one migrates, the others wait for
   // it and then find nothing left to do. The lock is per schema and held by its own session.
-  const admin = new Client(connection);
-  await admin.connect();
+  const admin = new Client({ ...connection, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await admin.connect();
+  } catch (err) {
+    await admin.end().catch(() => undefined);
+    // pg's messages name the host and the user, never the password.
+    throw new DatabaseUnreachableError(`cannot connect to PostgreSQL at ${postgresTarget(url)}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}`);
+  }
   try {
     const lockName = `platform-authz migrations ${schema ?? 'public'}`;
     await admin.query('SELECT pg_advisory_lock(hashtext($1))', [lockName]);
@@ -101,6 +115,19 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
   };
 }
 
+/** fsyncs every file and directory below `dir`, then `dir` and each parent up to `top`. */
+function syncTree(dir: string, top: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) syncTree(path, path);
+    else if (entry.isFile()) syncPath(path);
+  }
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    syncPath(at);
+    if (at === resolve(top) || at === dirname(at)) break;
+  }
+}
+
 function isEmptyDir(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
@@ -111,9 +138,13 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
   const dir = join(settings.dataDir, 'db');
   try {
     // The template only seeds a new directory; an existing database is never replaced.
-    const seed = isEmptyDir(dir) ? settings.templateDump : undefined;
+    const fresh = isEmptyDir(dir);
+    const durable = settings.fsync !== false;
     mkdirSync(dir, { recursive: true });
-    const pglite = await startPGlite(dir, seed);
+    const pglite = await startPGlite(dir, { dump: fresh ? settings.templateDump : undefined, durable });
+    // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
+    // it ran are synced once here, with the directory entries that lead to them.
+    if (fresh && durable) syncTree(dir, settings.dataDir);
     const driver = createPGliteDriver(pglite);
     const dataSource = new DataSource({ ...BASE_OPTIONS, driver: driver.pg } as DataSourceOptions);
     try {

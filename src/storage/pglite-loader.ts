@@ -1,6 +1,9 @@
 import { Blob } from 'node:buffer';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import type * as PGliteModule from '@electric-sql/pglite';
 import type { PGlite } from '@electric-sql/pglite';
+// Types by file path: this project's module resolution does not read package subpath exports.
+import type * as NodeFSModule from '@electric-sql/pglite/dist/fs/nodefs';
 
 /**
  * Loads PGlite through Node's own module loader.
@@ -17,29 +20,96 @@ function nativeRequire(): NodeRequire {
 }
 
 let pglite: typeof PGliteModule | undefined;
+let nodefs: typeof NodeFSModule | undefined;
 
 function pgliteModule(): typeof PGliteModule {
   pglite ??= nativeRequire()('@electric-sql/pglite') as typeof PGliteModule;
   return pglite;
 }
 
+function nodefsModule(): typeof NodeFSModule {
+  nodefs ??= nativeRequire()('@electric-sql/pglite/nodefs') as typeof NodeFSModule;
+  return nodefs;
+}
+
+/** The parts of Emscripten's NODEFS (PGlite's Node file system) that syncing needs. */
+interface EmscriptenNodeFS {
+  realPath(node: unknown): string;
+  stream_ops: { fsync?: (stream: { nfd?: number; node: unknown }) => number };
+}
+
+/**
+ * PGlite's NodeFS, with fsync. PostgreSQL makes a commit durable by fsyncing its WAL (and
+ * data files at checkpoints), but Emscripten's NODEFS has no fsync operation, so the call
+ * reports success without reaching the disk. This adds it: PostgreSQL's fsync of a file or
+ * directory becomes an fsync of the host's. (fdatasync stays a no-op in PGlite's build,
+ * hence wal_sync_method=fsync.)
+ */
+function durableNodeFS(dir: string): InstanceType<typeof NodeFSModule.NodeFS> {
+  class DurableNodeFS extends nodefsModule().NodeFS {
+    async init(...args: Parameters<NodeFSModule.NodeFS['init']>) {
+      const result = await super.init(...args);
+      const preRun = result.emscriptenOpts.preRun ?? [];
+      const addFsync = (mod: { NODEFS?: EmscriptenNodeFS }) => {
+        const fs = mod.NODEFS;
+        if (!fs?.stream_ops) throw new Error('this PGlite build has no NODEFS to sync; start with --embedded-fsync=false');
+        fs.stream_ops.fsync ??= (stream) => {
+          // Directories have no host descriptor in NODEFS: open the host directory to sync it.
+          if (stream.nfd !== undefined) fsyncSync(stream.nfd);
+          else syncPath(fs.realPath(stream.node));
+          return 0;
+        };
+      };
+      result.emscriptenOpts.preRun = [...(Array.isArray(preRun) ? preRun : [preRun]), addFsync];
+      return result;
+    }
+  }
+  return new DurableNodeFS(dir);
+}
+
+/** fsyncs a host file or directory by path. */
+export function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802 } as const;
 const parseJson = (text: string): unknown => JSON.parse(text);
 const asText = (text: string): string => text;
 
+export interface PGliteSettings {
+  /** Seed a new directory from this dump of another one (`dumpDataDir('none')`), which skips initdb. */
+  dump?: Uint8Array;
+  /**
+   * Sync every commit to disk, as PostgreSQL does by default (PGlite's own default is
+   * fsync=off: a commit survives a crash of the process but not of the machine).
+   */
+  durable: boolean;
+}
+
 /**
- * Starts PGlite in `dir` (in memory without one), optionally seeded from a dump of
- * another data directory (`dumpDataDir('none')`), which skips initdb.
+ * Starts PGlite in `dir` (in memory without one).
  *
  * Values come back as `pg` returns them: int8 and numeric as strings. json/jsonb are
  * parsed here, in the caller's realm, so objects behave normally under a sandbox.
  */
-export async function startPGlite(dir?: string, dump?: Uint8Array): Promise<PGlite> {
+export async function startPGlite(dir: string | undefined, settings: PGliteSettings): Promise<PGlite> {
   const { PGlite } = pgliteModule();
-  const db = new PGlite(dir, {
+  const durable = settings.durable && dir !== undefined;
+  const db = new PGlite({
+    ...(durable ? { fs: durableNodeFS(dir), startParams: durableStartParams(PGlite.defaultStartParams) } : { dataDir: dir }),
     parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: parseJson, [OID.jsonb]: parseJson },
-    ...(dump ? { loadDataDir: new Blob([dump]) as unknown as globalThis.Blob } : {}),
+    ...(settings.dump ? { loadDataDir: new Blob([settings.dump]) as unknown as globalThis.Blob } : {}),
   });
   await db.waitReady;
   return db;
+}
+
+/** PGlite's start parameters without `-F` (fsync off), syncing the WAL by fsync, which NODEFS now has. */
+function durableStartParams(defaults: readonly string[]): string[] {
+  return [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { HealthChecks } from '../health/health-checks';
 import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
-import { Database, openDatabase } from './database';
+import { Database } from './database';
 import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
 
@@ -16,19 +16,11 @@ export const CHANGE_WAKEUPS = Symbol('CHANGE_WAKEUPS');
 const COMPACTOR = Symbol('COMPACTOR');
 
 export interface StorageSettings {
-  databaseUrl?: string;
-  dataDir: string;
   /** `--history-window`: how long superseded versions stay readable. */
   historyWindowSeconds: number;
 }
 
-/** Settings only tests use: a migrated template for the embedded engine, a schema on PostgreSQL. */
-export interface StorageTestHooks {
-  templateDump?: Uint8Array;
-  schema?: string;
-}
-
-/** Starts compaction once the app runs; closes the database when it stops. */
+/** Starts compaction once the app runs and stops it with the app (whoever opened the database closes it). */
 @Injectable()
 class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -47,22 +39,22 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async onApplicationShutdown(): Promise<void> {
     await this.compactor.stop();
-    await this.db.close();
   }
 }
 
-/** PostgreSQL or the embedded engine, migrated, behind the ObjectStore interface. */
+/**
+ * An open database (PostgreSQL or the embedded engine, migrated; opened before the
+ * application is built, so a store that cannot open stops the start cleanly) behind the
+ * ObjectStore interface.
+ */
 @Module({})
 export class StorageModule {
-  static forRoot(settings: StorageSettings, hooks: StorageTestHooks = {}): DynamicModule {
+  static forRoot(db: Database, settings: StorageSettings): DynamicModule {
     return {
       module: StorageModule,
       global: true,
       providers: [
-        {
-          provide: DATABASE,
-          useFactory: () => openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, ...hooks }),
-        },
+        { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
         { provide: OBJECT_STORE, useFactory: (dataSource: DataSource) => new MvccStore(dataSource), inject: [DataSource] },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },

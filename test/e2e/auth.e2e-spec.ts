@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import * as crypto from 'node:crypto';
 import * as https from 'node:https';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
+import { ANONYMOUS_WITH_ALWAYS_ALLOW } from '../../src/server/configuration';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
 
@@ -114,13 +116,52 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
 });
 
 describe('anonymous access settings', () => {
-  it('AlwaysAllow lets anonymous callers in; --anonymous-auth=false makes them 401', async () => {
-    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'] } });
+  let dir: string;
+  beforeAll(() => (dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'anonymous-'))));
+  afterAll(() => require('node:fs').rmSync(dir, { recursive: true, force: true }));
+
+  it('turns anonymous requests off under AlwaysAllow unless --anonymous-auth=true is given', async () => {
+    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'], tokenAuthFile: tokenFile(dir) } });
+    try {
+      const res = await open.anonymous.get(`${RBAC}/clusterroles`);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+      // Authenticated callers are all allowed.
+      expect((await open.anonymous.get(`${RBAC}/clusterroles`, { as: { token: 'bob-token' } })).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('lets anonymous requests through AlwaysAllow when --anonymous-auth=true is given explicitly, with a warning', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'], anonymousAuth: true } });
+    try {
+      expect(warn).toHaveBeenCalledWith(ANONYMOUS_WITH_ALWAYS_ALLOW);
+      const res = await open.anonymous.get(`${RBAC}/clusterroles`);
+      expect(res.status).toBe(200);
+      expect(res.body.kind).toBe('ClusterRoleList');
+    } finally {
+      warn.mockRestore();
+      await open.close();
+    }
+  });
+
+  it('keeps anonymous requests under an --authorization-config whose only authorizer is AlwaysAllow (kube looks at --authorization-mode only)', async () => {
+    const config = join(dir, 'allow-all.yaml');
+    require('node:fs').writeFileSync(
+      config,
+      'apiVersion: apiserver.config.platform.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n',
+    );
+    const open = await startTestServer({ options: { authorizationConfigFile: config } });
     try {
       expect((await open.anonymous.get(`${RBAC}/clusterroles`)).status).toBe(200);
     } finally {
       await open.close();
     }
+  });
+
+  it('--anonymous-auth=false makes requests without credentials 401', async () => {
     const closed = await startTestServer({ options: { anonymousAuth: false } });
     try {
       const res = await closed.anonymous.get(`${RBAC}/clusterroles`);
@@ -130,5 +171,74 @@ describe('anonymous access settings', () => {
     } finally {
       await closed.close();
     }
+  });
+});
+
+describe('unknown paths (authorization runs before routing, as in kube)', () => {
+  let server: TestServer;
+  const bob = { token: 'bob-token' };
+
+  beforeAll(async () => {
+    const dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'tokens-'));
+    server = await startTestServer({ options: { tokenAuthFile: tokenFile(dir) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers 403 to anonymous and unauthorized callers, without telling whether the path exists', async () => {
+    for (const [method, path] of [
+      ['GET', '/no/such/path'],
+      ['POST', '/no/such/path'],
+      ['GET', '/'],
+      ['DELETE', '/version'],
+    ] as const) {
+      const anonymous = await server.anonymous.request(method, path);
+      expect({ path, status: anonymous.status, body: anonymous.body }).toEqual({
+        path,
+        status: 403,
+        body: expect.objectContaining({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          message: `forbidden: User "system:anonymous" cannot ${method.toLowerCase()} path "${path}"`,
+          code: 403,
+        }),
+      });
+      const unauthorized = await server.anonymous.request(method, path, { as: bob });
+      expect({ path, status: unauthorized.status, message: unauthorized.body.message }).toEqual({
+        path,
+        status: 403,
+        message: `forbidden: User "bob" cannot ${method.toLowerCase()} path "${path}"`,
+      });
+    }
+  });
+
+  it('answers 403 for unknown resources and groups to those who may not list them', async () => {
+    const unknownResource = await server.anonymous.get(`${RBAC}/widgets`);
+    expect(unknownResource.status).toBe(403);
+    expect(unknownResource.body.message).toBe(
+      'widgets.rbac.authorization.platform.io is forbidden: User "system:anonymous" cannot list resource "widgets" in API group "rbac.authorization.platform.io" at the cluster scope',
+    );
+    const unknownGroup = await server.anonymous.get('/apis/nope.example.com/v1/things', { as: bob });
+    expect(unknownGroup.status).toBe(403);
+    expect(unknownGroup.body.message).toBe(
+      'things.nope.example.com is forbidden: User "bob" cannot list resource "things" in API group "nope.example.com" at the cluster scope',
+    );
+  });
+
+  it("answers kube's 404 to authorized callers", async () => {
+    for (const path of ['/no/such/path', '/', `${RBAC}/widgets`, '/apis/nope.example.com/v1/things', '/api/v1/namespaces/default/widgets/w']) {
+      const res = await server.admin.get(path);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 404,
+        body: expect.objectContaining({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: expect.any(String) }),
+      });
+    }
+    expect((await server.admin.get('/no/such/path')).body.message).toBe('the server could not find the requested resource');
+    // Public paths stay public.
+    expect((await server.anonymous.get('/livez')).status).toBe(200);
   });
 });

@@ -1,8 +1,11 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certificates';
 
 const run = promisify(execFile);
 const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
@@ -26,7 +29,11 @@ function startProcess(args: string[]): Promise<Started> {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30000);
+    // A fresh embedded store runs initdb, which takes long on a busy machine.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${out}`));
+    }, 120_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = /serving on (https:\/\/\S+)/.exec(out);
@@ -44,6 +51,19 @@ function startProcess(args: string[]): Promise<Started> {
   });
 }
 
+/** kubectl with the admin kubeconfig a server wrote into `dataDir`. */
+function adminKubectl(dataDir: string) {
+  const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  return (...args: string[]) => run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dataDir }, timeout: 30000 });
+}
+
+/** Creates a ClusterRole through kubectl from a manifest written into `dataDir`. */
+async function createClusterRole(dataDir: string, name: string): Promise<void> {
+  const manifest = join(dataDir, `${name}.yaml`);
+  writeFileSync(manifest, `apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}\nrules: []\n`);
+  await adminKubectl(dataDir)('create', '-f', manifest);
+}
+
 async function stop(s: Started): Promise<number | null> {
   s.child.kill('SIGTERM');
   return s.exited;
@@ -58,43 +78,31 @@ describe('the server process', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('prints its flags with --help and exits 0', async () => {
+  it('prints its flags with --help as kube does, with their defaults, and exits 0', async () => {
     const { stdout } = await run(process.execPath, [MAIN, '--help'], { env: childEnv() });
-    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--data-dir', '--database-url', '--token-auth-file', '--authorization-mode']) {
+    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--data-dir', '--database-url', '--token-auth-file', '--authorization-mode', '--embedded-fsync']) {
       expect(stdout).toContain(flag);
     }
-  });
-
-  it('exits non-zero with a clear message on an unknown flag or a bad value', async () => {
-    await expect(run(process.execPath, [MAIN, '--no-such-flag'], { env: childEnv() })).rejects.toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining("error: unknown option '--no-such-flag'"),
-    });
-    await expect(run(process.execPath, [MAIN, '--authorization-mode=Sometimes'], { env: childEnv() })).rejects.toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining('unknown authorization mode "Sometimes"'),
-    });
+    expect(stdout).toMatch(/^ {6}--secure-port int +.*\(default 6443\)$/m);
+    expect(stdout).toMatch(/^ {6}--history-window duration +.*\(default 5m0s\)$/m);
+    expect(stdout).not.toContain('{"');
   });
 
   it('starts on the embedded store, writes a working admin kubeconfig, refuses a second server, keeps data across restarts', async () => {
     const first = await startProcess(['--data-dir', dataDir, '--secure-port', '0']);
-    const kubeconfig = join(dataDir, 'admin.kubeconfig');
-    const kubectl = (...args: string[]) =>
-      run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...childEnv(), HOME: dataDir }, timeout: 30000 });
+    const kubectl = adminKubectl(dataDir);
     try {
       expect(existsSync(join(dataDir, 'pki', 'ca.crt'))).toBe(true);
       const ns = await kubectl('get', 'namespaces', '-o', 'name');
       expect(ns.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', 'namespace/kube-system', 'namespace/kube-public']));
-      const manifest = join(dataDir, 'cr.yaml');
-      writeFileSync(manifest, 'apiVersion: rbac.authorization.platform.io/v1\nkind: ClusterRole\nmetadata:\n  name: survives-restart\nrules: []\n');
-      await kubectl('create', '-f', manifest);
+      await createClusterRole(dataDir, 'survives-restart');
 
       const second = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0'], { env: childEnv() });
       let stderr = '';
       second.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
-      expect(code).not.toBe(0);
-      expect(stderr).toContain(`data directory ${dataDir} is in use by another server (pid ${first.child.pid})`);
+      expect(code).toBe(1);
+      expect(stderr).toBe(`error: data directory ${dataDir} is in use by another server (pid ${first.child.pid})\n`);
     } finally {
       expect(await stop(first)).toBe(0);
     }
@@ -107,7 +115,30 @@ describe('the server process', () => {
     } finally {
       expect(await stop(again)).toBe(0);
     }
-  });
+  }, 300_000);
+
+  it('keeps an acknowledged write through kill -9 and recovers the store on restart (durable by default)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platform-kill-'));
+    const kubectl = adminKubectl(dir);
+    try {
+      const killed = await startProcess(['--data-dir', dir, '--secure-port', '0']);
+      try {
+        await createClusterRole(dir, 'survives-kill');
+      } finally {
+        killed.child.kill('SIGKILL');
+        await killed.exited;
+      }
+      const again = await startProcess(['--data-dir', dir, '--secure-port', '0']);
+      try {
+        const cr = await kubectl('get', 'clusterroles.rbac.authorization.platform.io', 'survives-kill', '-o', 'jsonpath={.metadata.name}');
+        expect(cr.stdout).toBe('survives-kill');
+      } finally {
+        expect(await stop(again)).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   it('applies migrations and exits with --migrate-only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'platform-migrate-'));
@@ -118,5 +149,149 @@ describe('the server process', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 120_000);
+});
+
+/** A port nothing listens on: taken from the system, then given back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the server process with a bad flag or configuration file', () => {
+  let dir: string;
+  let occupied: Server;
+  let occupiedPort: number;
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm test builds it first (npm run build)`);
+    dir = mkdtempSync(join(tmpdir(), 'platform-badflag-'));
+    occupied = createServer();
+    await new Promise<void>((resolve) => occupied.listen(0, '127.0.0.1', resolve));
+    occupiedPort = (occupied.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => occupied.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the server on a data directory that does not exist yet; what it printed and how it ended. */
+  async function start(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; dataDirLeft: boolean }> {
+    const dataDir = join(dir, `data-${Math.random().toString(36).slice(2)}`);
+    const child = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0', ...args], { env: childEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stdout, stderr, dataDirLeft: existsSync(dataDir) };
+  }
+
+  /** Exit 1, nothing on stdout, and exactly one line on stderr: no stack trace, no Nest log. */
+  async function refused(args: string[], line: string): Promise<string> {
+    const result = await start(args);
+    expect({ ...result, stderr: undefined }).toEqual({ code: 1, stdout: '', stderr: undefined, dataDirLeft: false });
+    expect(result.stderr).toBe(`error: ${line}\n`);
+    return result.stderr;
+  }
+
+  it('names an unknown flag and a bad value in kube\'s words', async () => {
+    await refused(['--no-such-flag'], 'unknown flag: --no-such-flag');
+    await refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook');
+    await refused(['--feature-gates=NoSuchGate=true'], 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate');
+    await refused(['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"');
+    await refused(['--embedded-fsync=maybe'], 'invalid argument "maybe" for "--embedded-fsync" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+  });
+
+  it('refuses a port in use before setting up the store', async () => {
+    await refused(['--secure-port', String(occupiedPort)], `--secure-port: failed to listen on 127.0.0.1:${occupiedPort}: address already in use`);
+  });
+
+  it('refuses a bind address that does not resolve or is not this host\'s', async () => {
+    await refused(['--bind-address=no-such-host.invalid'], '--bind-address: cannot resolve "no-such-host.invalid": ENOTFOUND');
+    await refused(['--bind-address=192.0.2.1'], "--bind-address: failed to listen on 192.0.2.1:0: the address is not one of this host's");
+  });
+
+  it('refuses a garbage --client-ca-file and bad TLS files', async () => {
+    const garbage = file('garbage.pem', 'not a certificate\n');
+    await refused([`--client-ca-file=${garbage}`], `--client-ca-file: unable to load client CA file "${garbage}": data does not contain any valid RSA or ECDSA certificates`);
+    const missing = join(dir, 'missing.pem');
+    await refused([`--client-ca-file=${missing}`], `--client-ca-file: unable to load client CA file "${missing}": open ${missing}: no such file or directory`);
+    const ca = createCertificateAuthority();
+    const serving = issueServingCertificate(ca.certPem, ca.keyPem, '127.0.0.1');
+    const cert = file('serving.crt', serving.certPem);
+    const key = file('serving.key', serving.keyPem);
+    const otherKey = file('other.key', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    await refused([`--tls-cert-file=${garbage}`, `--tls-private-key-file=${key}`], `--tls-cert-file: unable to load server certificate from "${garbage}": tls: failed to find any PEM data in certificate input`);
+    await refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${garbage}`], `--tls-private-key-file: unable to load server private key from "${garbage}": tls: failed to find any PEM data in key input`);
+    await refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${otherKey}`], `--tls-private-key-file: unable to load server private key from "${otherKey}": tls: private key does not match public key`);
+  });
+
+  it('refuses an unreadable or malformed token file', async () => {
+    const missing = join(dir, 'no-tokens.csv');
+    await refused([`--token-auth-file=${missing}`], `--token-auth-file: open ${missing}: no such file or directory`);
+    const short = file('short.csv', 'token-only,alice\n');
+    await refused([`--token-auth-file=${short}`], `--token-auth-file: token file '${short}' must have at least 3 columns (token, user name, user uid), found 2`);
+  });
+
+  it('refuses an unreachable --database-url, naming the host and never the password', async () => {
+    const port = await closedPort();
+    const stderr = await refused(
+      [`--database-url=postgres://platform:s3cret-Passw0rd@127.0.0.1:${port}/authz`],
+      `--database-url: cannot connect to PostgreSQL at 127.0.0.1:${port}/authz: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    expect(stderr).not.toContain('s3cret-Passw0rd');
+    await refused(['--database-url=mysql://platform:s3cret-Passw0rd@db/authz'], '--database-url: unsupported scheme "mysql"; expected postgres://user:password@host:port/database');
+  });
+
+  it('refuses bad authorization files: configuration, webhook kubeconfig, ABAC policy', async () => {
+    const notYaml = file('authz.yaml', '{ not: [valid');
+    const config = await start([`--authorization-config=${notYaml}`]);
+    expect({ code: config.code, stdout: config.stdout, dataDirLeft: config.dataDirLeft }).toEqual({ code: 1, stdout: '', dataDirLeft: false });
+    expect(config.stderr).toMatch(/^error: --authorization-config: failed to load AuthorizationConfiguration from file: [^\n]+\n$/);
+    const noServer = file('no-server.kubeconfig', 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {}}]\n');
+    const webhookConfig = file(
+      'webhook-authz.yaml',
+      [
+        'apiVersion: apiserver.config.platform.io/v1',
+        'kind: AuthorizationConfiguration',
+        'authorizers:',
+        '- type: Webhook',
+        '  name: guard',
+        '  webhook:',
+        '    timeout: 3s',
+        '    subjectAccessReviewVersion: v1',
+        '    matchConditionSubjectAccessReviewVersion: v1',
+        '    failurePolicy: Deny',
+        `    connectionInfo: {type: KubeConfigFile, kubeConfigFile: ${noServer}}`,
+        '',
+      ].join('\n'),
+    );
+    await refused([`--authorization-config=${webhookConfig}`], '--authorization-config: invalid configuration: no server found for cluster "c"');
+    const missing = join(dir, 'missing.kubeconfig');
+    await refused(
+      ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${missing}`],
+      `--authorization-webhook-config-file: invalid configuration: cannot load kubeconfig ${missing}: open ${missing}: no such file or directory`,
+    );
+    await refused(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${noServer}`], '--authorization-webhook-config-file: invalid configuration: no server found for cluster "c"');
+    const policy = file('policy.jsonl', '{"user": "alice", "readonly": "yes"}\n');
+    await refused(
+      ['--authorization-mode=ABAC', `--authorization-policy-file=${policy}`],
+      `--authorization-policy-file: error reading policy file ${policy}, line 1: {"user": "alice", "readonly": "yes"}: readonly: expected a boolean, got string`,
+    );
+  });
+
+  it('refuses a --data-dir that is a file', async () => {
+    const notDir = file('not-a-dir', '');
+    const result = await start(['--data-dir', notDir]);
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 1, stdout: '', stderr: `error: --data-dir: ${notDir} is not a directory\n` });
   });
 });

@@ -32,6 +32,8 @@ export interface TestServerOptions {
   keep?: boolean;
   /** Use this PostgreSQL URL instead of DATABASE_URL. */
   databaseUrl?: string;
+  /** The embedded store whatever DATABASE_URL says (tests of the embedded engine itself). */
+  embedded?: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface TestServerOptions {
  */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-e2e-'));
-  const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
+  const databaseUrl = opts.embedded ? undefined : (opts.databaseUrl ?? (process.env.DATABASE_URL || undefined));
   const schema = databaseUrl && !opts.databaseUrl ? (opts.schema ?? newTestSchema()) : opts.schema;
   const freshEmbedded = !databaseUrl && !opts.dataDir;
   if (freshEmbedded) await ensureTemplate();

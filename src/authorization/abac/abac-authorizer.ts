@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
+import { readConfigFile } from '../../config/config-file';
 import { UserInfo } from '../../authentication/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from '../authorizer';
 import { AbacPolicy, parsePolicyFile, PolicyLoadError } from './abac-policy';
@@ -83,10 +83,10 @@ export class AbacAuthorizer implements Authorizer {
 }
 
 /** Reads and parses `--authorization-policy-file`; a file that cannot be read or parsed is a PolicyLoadError. */
-export function loadAbacAuthorizer(name: string, path: string, logger = new Logger('ABAC')): AbacAuthorizer {
+export function loadAbacPolicies(path: string, logger = new Logger('ABAC')): AbacPolicy[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readConfigFile(path);
   } catch (err) {
     throw new PolicyLoadError(path, undefined, '', (err as Error).message);
   }
@@ -94,5 +94,5 @@ export function loadAbacAuthorizer(name: string, path: string, logger = new Logg
   if (unversionedLines > 0) {
     logger.warn(`Policy file ${path} contained unversioned rules. See the ABAC mode documentation for the policy file format.`);
   }
-  return new AbacAuthorizer(name, policies);
+  return policies;
 }

@@ -1,19 +1,22 @@
 import { Inject, Module } from '@nestjs/common';
-import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizerFactories } from '../authorizer-factories';
-import { loadAbacAuthorizer } from './abac-authorizer';
+import { AbacAuthorizer } from './abac-authorizer';
+import { AbacPolicy } from './abac-policy';
+
+/** The policies of `--authorization-policy-file`, read and checked with the rest of the configuration at start. */
+export const ABAC_POLICIES = Symbol('ABAC_POLICIES');
 
 /**
- * The ABAC authorizer type (`--authorization-mode=ABAC`). The policy file is read once
- * when the chain is built, as kube does; a file that cannot be read or has a bad line
- * stops the start with the file name and line number.
+ * The ABAC authorizer type (`--authorization-mode=ABAC`). The policy file is read once at
+ * start, as kube does; a file that cannot be read or has a bad line stops the start (with
+ * the file name and line number) before the store opens.
  */
 @Module({})
 export class AbacModule {
-  constructor(factories: AuthorizerFactories, @Inject(SERVER_OPTIONS) options: ServerOptions) {
+  constructor(factories: AuthorizerFactories, @Inject(ABAC_POLICIES) policies: AbacPolicy[] | null) {
     factories.register('ABAC', (entry) => {
-      if (!options.authorizationPolicyFile) throw new Error("authorization-mode ABAC's authorization policy file not passed");
-      return loadAbacAuthorizer(entry.name, options.authorizationPolicyFile);
+      if (!policies) throw new Error("authorization-mode ABAC's authorization policy file not passed");
+      return new AbacAuthorizer(entry.name, policies);
     });
   }
 }

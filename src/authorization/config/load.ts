@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readConfigFile } from '../../config/config-file';
 import { compileMatchCondition, matchConditionEnvironment } from '../webhook/match-conditions';
 import { ConfigDecodeError, decodeAuthorizationConfiguration } from './decode';
 import { aggregateMessage, fieldErrorText } from './field-error-text';
@@ -15,14 +15,12 @@ export interface LoadOptions {
   requiredNonWebhookTypes?: ReadonlySet<string>;
 }
 
-/** Go's os.ReadFile error text (`open /x: no such file or directory`). */
+/** The file's text; a failure in Go's words (`open /x: no such file or directory`). */
 export function readAuthorizationConfigFile(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readConfigFile(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    const reasons: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory' };
-    throw new AuthorizationConfigError(`open ${path}: ${reasons[code] ?? (err as Error).message}`);
+    throw new AuthorizationConfigError((err as Error).message);
   }
 }
 

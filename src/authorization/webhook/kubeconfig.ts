@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as YAML from 'yaml';
+import { readConfigFile } from '../../config/config-file';
 
 /** Where and how to call a webhook, from its kubeconfig file. */
 export interface WebhookConnection {
@@ -34,7 +34,7 @@ interface Kubeconfig {
 export function loadWebhookKubeconfig(path: string): WebhookConnection {
   let config: Kubeconfig;
   try {
-    config = (YAML.parse(readFileSync(path, 'utf8')) ?? {}) as Kubeconfig;
+    config = (YAML.parse(readConfigFile(path)) ?? {}) as Kubeconfig;
   } catch (err) {
     throw new KubeconfigError(`invalid configuration: cannot load kubeconfig ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -42,7 +42,7 @@ export function loadWebhookKubeconfig(path: string): WebhookConnection {
   const fileText = (field: string, value: unknown): string => {
     const file = isAbsolute(String(value)) ? String(value) : resolve(base, String(value));
     try {
-      return readFileSync(file, 'utf8');
+      return readConfigFile(file);
     } catch (err) {
       throw new KubeconfigError(`invalid configuration: unable to read ${field} ${file} for webhook kubeconfig ${path}: ${(err as Error).message}`);
     }

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AbacAuthorizer, loadAbacAuthorizer } from '../../../src/authorization/abac/abac-authorizer';
+import { AbacAuthorizer, loadAbacPolicies } from '../../../src/authorization/abac/abac-authorizer';
 import { parsePolicyFile, parsePolicyLine, PolicyLoadError } from '../../../src/authorization/abac/abac-policy';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 import { req, url, user } from './rbac-fixtures';
@@ -146,8 +146,8 @@ describe('ABAC policy file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'abac-'));
     const path = join(dir, 'policy.jsonl');
     writeFileSync(path, line({ user: 'alice', namespace: '*', resource: '*', apiGroup: '*' }));
-    const a = loadAbacAuthorizer('abac', path);
+    const a = new AbacAuthorizer('abac', loadAbacPolicies(path));
     expect(a.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'x', name: 'p' })).decision).toBe('Allow');
-    expect(() => loadAbacAuthorizer('abac', join(dir, 'missing'))).toThrow(/^error reading policy file .*missing: ENOENT/);
+    expect(() => loadAbacPolicies(join(dir, 'missing'))).toThrow(`error reading policy file ${join(dir, 'missing')}: open ${join(dir, 'missing')}: no such file or directory`);
   });
 });

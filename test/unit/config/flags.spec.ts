@@ -1,4 +1,4 @@
-import { FlagError, HelpRequested, parseDurationSeconds, parseServerFlags } from '../../../src/config/flags';
+import { FlagError, HelpRequested, parseServerFlags } from '../../../src/config/flags';
 
 describe('server flags', () => {
   it('has kube-apiserver defaults', () => {
@@ -7,7 +7,7 @@ describe('server flags', () => {
       bindAddress: '127.0.0.1',
       dataDir: './data',
       historyWindowSeconds: 300,
-      anonymousAuth: true,
+      anonymousAuth: undefined,
       authorizationModes: ['Node', 'RBAC'],
       maxRequestBodyBytes: 3 * 1024 * 1024,
       databaseUrl: undefined,
@@ -32,36 +32,61 @@ describe('server flags', () => {
   });
 
   it.each([
-    [['--no-such-flag'], 'unknown option'],
-    [['--secure-port=http'], 'not an integer'],
-    [['--secure-port=70000'], 'between'],
-    [['--authorization-mode=Magic'], 'unknown authorization mode "Magic"'],
-    [['--anonymous-auth=maybe'], 'not a boolean'],
-    [['--history-window=soon'], 'not a duration'],
+    [['--no-such-flag'], 'unknown flag: --no-such-flag'],
+    [['--secure-port'], 'flag needs an argument: --secure-port'],
+    [['--secure-port=http'], 'invalid argument "http" for "--secure-port" flag: strconv.ParseInt: parsing "http": invalid syntax'],
+    [['--secure-port=70000'], 'invalid argument "70000" for "--secure-port" flag: must be between 0 and 65535, inclusive'],
+    [['--bind-address=not an address'], 'invalid argument "not an address" for "--bind-address" flag: failed to parse IP: "not an address"'],
+    [['--authorization-mode=Magic'], 'invalid argument "Magic" for "--authorization-mode" flag: unknown authorization mode "Magic"'],
+    [['--anonymous-auth=maybe'], 'invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    [['--embedded-fsync=sometimes'], 'invalid argument "sometimes" for "--embedded-fsync" flag: strconv.ParseBool: parsing "sometimes": invalid syntax'],
+    [['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"'],
+    [['--history-window=300'], 'invalid argument "300" for "--history-window" flag: time: missing unit in duration "300"'],
+    [['--history-window=0s'], '--history-window must be positive'],
+    [['--token-auth-file='], 'invalid argument "" for "--token-auth-file" flag: must not be empty'],
     [['--tls-cert-file=a.crt'], 'must be given together'],
-    [['extra'], 'too many arguments'],
-  ])('rejects %j', (argv, message) => {
+    [['--embedded-fsync=false', '--database-url=postgres://db/x'], '--embedded-fsync applies to the embedded store only'],
+    [['extra'], '"platform-authz-apiserver" does not take any arguments, got ["extra"]'],
+  ])('rejects %j, naming the flag as kube does', (argv, message) => {
     expect(() => parseServerFlags(argv, {})).toThrow(FlagError);
     expect(() => parseServerFlags(argv, {})).toThrow(message);
   });
 
-  it('prints help listing the flags', () => {
-    try {
-      parseServerFlags(['--help'], {});
-      throw new Error('no help');
-    } catch (err) {
-      expect(err).toBeInstanceOf(HelpRequested);
-      for (const flag of ['--secure-port', '--token-auth-file', '--authorization-mode', '--data-dir', '--history-window']) {
-        expect((err as HelpRequested).helpText).toContain(flag);
-      }
-    }
+  it('reads --embedded-fsync (default true) and Go durations', () => {
+    expect(parseServerFlags([], {}).embeddedFsync).toBe(true);
+    expect(parseServerFlags(['--embedded-fsync=false'], {}).embeddedFsync).toBe(false);
+    expect(parseServerFlags(['--embedded-fsync'], {}).embeddedFsync).toBe(true);
+    expect(parseServerFlags(['--history-window=1h30m'], {}).historyWindowSeconds).toBe(5400);
+    expect(parseServerFlags(['--history-window=1500ms'], {}).historyWindowSeconds).toBe(1.5);
+    expect(parseServerFlags([], {}).migrateOnly).toBe(false);
+    expect(parseServerFlags(['--migrate-only'], {}).migrateOnly).toBe(true);
   });
 
-  it('parses Go durations', () => {
-    expect(parseDurationSeconds('5m')).toBe(300);
-    expect(parseDurationSeconds('1h30m')).toBe(5400);
-    expect(parseDurationSeconds('1500ms')).toBe(1.5);
-    expect(parseDurationSeconds('42')).toBe(42);
+  it("prints help as kube does: sections, each flag with its value type and default", () => {
+    let help = '';
+    try {
+      parseServerFlags(['--help'], {});
+    } catch (err) {
+      expect(err).toBeInstanceOf(HelpRequested);
+      help = (err as HelpRequested).helpText;
+    }
+    expect(help).toContain('Usage:\n  platform-authz-apiserver [flags]\n');
+    const line = (flag: string) => help.split('\n').find((l) => l.trimStart().startsWith(`${flag} `)) ?? '';
+    expect(line('--secure-port')).toMatch(/^ {6}--secure-port int +The port .*\(default 6443\)$/);
+    expect(line('--bind-address')).toMatch(/^ {6}--bind-address ip +.*\(default 127\.0\.0\.1\)$/);
+    expect(line('--data-dir')).toMatch(/--data-dir string +.*\(default "\.\/data"\)$/);
+    expect(line('--history-window')).toMatch(/--history-window duration +.*\(default 5m0s\)$/);
+    expect(line('--anonymous-auth')).toMatch(/--anonymous-auth +Enables .*\(default true\)$/);
+    expect(line('--embedded-fsync')).toMatch(/--embedded-fsync +.*\(default true\)$/);
+    expect(line('--authorization-mode')).toMatch(/--authorization-mode strings +.*\(default \[Node,RBAC\]\)$/);
+    expect(line('--authorization-webhook-version')).toMatch(/\(default "v1beta1"\)$/);
+    // Zero values print no default, and nothing prints an object.
+    expect(line('--token-auth-file')).toMatch(/--token-auth-file string +File of static bearer tokens, CSV: token,user,uid,"group1,group2"\.$/);
+    expect(line('--feature-gates')).toMatch(/--feature-gates mapStringBool +Comma list/);
+    expect(help).not.toMatch(/default: |\{"/);
+    for (const section of ['Secure serving flags:', 'Storage flags:', 'Authentication flags:', 'Authorization flags:', 'Admission flags:', 'Generic flags:']) {
+      expect(help).toContain(`\n${section}\n\n      --`);
+    }
   });
 });
 
@@ -85,7 +110,7 @@ describe('--feature-gates', () => {
   });
 
   it.each([
-    ['NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
+    ['NoSuchGate=true', 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate'],
     ['AuthorizeWithSelectors', 'missing bool value for AuthorizeWithSelectors'],
     ['AuthorizeWithSelectors=yes', 'invalid value of AuthorizeWithSelectors=yes'],
     ['ServerSideApply=false', 'cannot set feature gate ServerSideApply to false, feature is locked to true'],

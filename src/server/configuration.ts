@@ -1,0 +1,115 @@
+import { existsSync, statSync } from 'node:fs';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { AuthenticationSettings } from '../authentication/authenticator';
+import { loadTokenFile } from '../authentication/token-file';
+import { loadAbacPolicies } from '../authorization/abac/abac-authorizer';
+import { AbacPolicy } from '../authorization/abac/abac-policy';
+import { loadStartupAuthorization, StartupAuthorization } from '../authorization/authorization-setup';
+import { FlagError } from '../config/flags';
+import { ServerOptions } from '../config/options';
+import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
+
+/**
+ * Everything the server runs with: the flags, and what the files and addresses they name
+ * hold, each read and checked. Loaded before the store opens or the port is bound, so a bad
+ * setting stops the start at once, with one line naming the flag.
+ */
+export interface ServerConfiguration {
+  options: ServerOptions;
+  serving: ServingFiles;
+  authentication: AuthenticationSettings;
+  authorization: StartupAuthorization;
+  /** --authorization-policy-file, parsed; null unless an ABAC authorizer is configured. */
+  abacPolicies: AbacPolicy[] | null;
+  /** Said to the operator at start (kube logs them as warnings). */
+  warnings: string[];
+}
+
+/** Said when anonymous requests are turned on explicitly next to AlwaysAllow: every one of them is then allowed. */
+export const ANONYMOUS_WITH_ALWAYS_ALLOW =
+  'AnonymousAuth is enabled with the AlwaysAllow authorizer: every unauthenticated request is allowed. You should use a different authorizer';
+
+/** Runs a check of what a flag names; any failure becomes a FlagError naming the flag. */
+async function fromFlag<T>(flag: string, load: () => T | Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (err instanceof FlagError) throw err;
+    throw FlagError.about(flag, (err as Error).message);
+  }
+}
+
+/**
+ * Reads and checks everything the flags name and returns it typed. This is the one place
+ * where settings are validated: a new flag's check belongs here.
+ */
+export async function loadConfiguration(options: ServerOptions): Promise<ServerConfiguration> {
+  const warnings = [...options.featureGates.warnings];
+  await fromFlag('--bind-address', () => resolvable(options.bindAddress));
+  await fromFlag('--data-dir', () => usableDirectory(options.dataDir));
+  if (options.databaseUrl) await fromFlag('--database-url', () => postgresUrl(options.databaseUrl!));
+
+  const serving: ServingFiles = {};
+  if (options.tlsCertFile && options.tlsPrivateKeyFile) {
+    const certPem = await fromFlag('--tls-cert-file', () => readServingCertificate(options.tlsCertFile!));
+    const keyPem = await fromFlag('--tls-private-key-file', () => readServingKey(options.tlsPrivateKeyFile!, certPem));
+    serving.certificate = { certPem, keyPem };
+  }
+  if (options.clientCaFile) serving.clientCaPem = await fromFlag('--client-ca-file', () => readClientCertificateAuthorities(options.clientCaFile!));
+
+  // Anonymous requests are off by default when a mode is AlwaysAllow (which would let them do
+  // anything); only an explicit --anonymous-auth=true turns them on then. A configuration
+  // file's authorizers do not count (kube looks at the mode flag only).
+  const alwaysAllow = options.authorizationModes.includes('AlwaysAllow');
+  const anonymous = options.anonymousAuth ?? !alwaysAllow;
+  if (anonymous && alwaysAllow) warnings.push(ANONYMOUS_WITH_ALWAYS_ALLOW);
+  const authentication: AuthenticationSettings = { anonymous };
+  if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
+
+  const authorization = await fromFlag(options.authorizationConfigFile ? '--authorization-config' : '--authorization-webhook-config-file', () =>
+    loadStartupAuthorization(options),
+  );
+  let abacPolicies: AbacPolicy[] | null = null;
+  if (authorization.configuration.authorizers.some((a) => a.type === 'ABAC')) {
+    if (!options.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
+    abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
+  }
+  return { options, serving, authentication, authorization, abacPolicies, warnings };
+}
+
+/** An IP address, or a host name the resolver knows. */
+async function resolvable(address: string): Promise<void> {
+  if (isIP(address)) return;
+  try {
+    await lookup(address);
+  } catch (err) {
+    throw new Error(`cannot resolve ${JSON.stringify(address)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** A directory, or a path where one can be created. */
+function usableDirectory(dir: string): void {
+  const path = resolve(dir);
+  if (existsSync(path)) {
+    if (!statSync(path).isDirectory()) throw new Error(`${dir} is not a directory`);
+    return;
+  }
+  let parent = dirname(path);
+  while (!existsSync(parent)) parent = dirname(parent);
+  if (!statSync(parent).isDirectory()) throw new Error(`cannot create ${dir}: ${parent} is not a directory`);
+}
+
+/** A PostgreSQL URL; the value is never repeated, as it may hold a password. */
+function postgresUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('not a URL; expected postgres://user:password@host:port/database');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new Error(`unsupported scheme "${parsed.protocol.replace(/:$/, '')}"; expected postgres://user:password@host:port/database`);
+  }
+}
