@@ -28,7 +28,7 @@ describe('server flags', () => {
     expect(parseServerFlags([], {}).kubectlReviewAliases).toBe(true);
     expect(parseServerFlags(['--kubectl-review-aliases=false'], {}).kubectlReviewAliases).toBe(false);
     expect(parseServerFlags(['--kubectl-review-aliases'], {}).kubectlReviewAliases).toBe(true);
-    expect(() => parseServerFlags(['--kubectl-review-aliases=off'], {})).toThrow("option '--kubectl-review-aliases [bool]' argument 'off' is invalid");
+    expect(() => parseServerFlags(['--kubectl-review-aliases=off'], {})).toThrow('invalid argument "off" for "--kubectl-review-aliases" flag: strconv.ParseBool: parsing "off": invalid syntax');
   });
 
   it.each([
