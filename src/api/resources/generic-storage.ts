@@ -274,13 +274,15 @@ export class GenericStorage implements Required<ResourceStorage> {
     if (start.initialEvents) {
       cursor = await this.sendInitialState(stream, namespace, selectors);
       if (start.initialEventsEndBookmark) stream.send(this.bookmark(cursor, true));
-    } else {
-      const from = start.from as { kind: 'Exact'; revision: string };
-      cursor = from.revision;
+    } else if (start.from.kind === 'Exact') {
+      cursor = start.from.revision;
       if (BigInt(cursor) < BigInt(await this.store.compactedRevision())) {
         stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
         return stream.close();
       }
+    } else {
+      // sendInitialEvents=false without a revision: start at the newest one, with no state.
+      cursor = await this.store.currentRevision();
     }
 
     const deadline = timeoutSeconds !== undefined ? Date.now() + timeoutSeconds * 1000 : Infinity;
