@@ -342,15 +342,15 @@ export class GenericStorage implements Required<ResourceStorage> {
    * DELETED for it, one that starts matching is ADDED, as kube's watch cache does.
    */
   private watchEvent(change: Change, selectors: ObjectSelectors): WatchEvent | null {
-    const object = this.present(change.object);
-    if (!selectors.filtering) return { type: change.type, object };
+    if (!selectors.filtering) return { type: change.type, object: this.present(change.object) };
     const now = selectors.matches(change.object);
-    if (change.type !== 'MODIFIED') return now ? { type: change.type, object } : null;
+    if (change.type !== 'MODIFIED') return now ? { type: change.type, object: this.present(change.object) } : null;
     const before = change.previous ? selectors.matches(change.previous) : now;
-    if (now && before) return { type: 'MODIFIED', object };
-    if (now) return { type: 'ADDED', object };
-    if (before) return { type: 'DELETED', object };
-    return null;
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: this.present(change.object) };
+    if (!before) return null;
+    // The watcher last saw the object as it matched: that content, at the change's revision.
+    const last = change.previous!;
+    return { type: 'DELETED', object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
   }
 
   private bookmark(revision: string, initialEventsEnd: boolean): WatchEvent {
