@@ -5,13 +5,15 @@ import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
+import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
 
 /**
  * `npm run bench`: list paging, watch fan-out and create throughput, each against a bare
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
- * in-process encode/decode figures of the response formats (bench/codecs.ts).
+ * in-process encode/decode figures of the response formats (bench/codecs.ts), `-- watch-memory`
+ * only the memory left by watchers cut off for not reading (bench/watch-memory.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -164,10 +166,14 @@ async function main() {
   if (process.argv.includes('rbac')) return runRbacBench();
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
   if (process.argv.includes('reviews')) return runAccessReviewBench();
-  const creates = Number(process.env.BENCH_CREATES ?? 2000);
   const engines: Array<{ label: string; url?: string }> = [{ label: 'embedded PGlite' }];
   if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
   else console.log(`PostgreSQL at ${PG_URL} does not answer: its figures are skipped`);
+  // `npm run bench -- watch-memory`: only what stuck watchers leave behind (bench/watch-memory.ts).
+  if (process.argv.includes('watch-memory')) {
+    return runWatchMemoryBench(engines);
+  }
+  const creates = Number(process.env.BENCH_CREATES ?? 2000);
 
   for (const engine of engines) {
     const server = await startBenchServer(engine.url);
@@ -183,6 +189,7 @@ async function main() {
   }
   await runRbacBench();
   await runAccessReviewBench();
+  await runWatchMemoryBench(engines);
 }
 
 main().then(

@@ -126,6 +126,11 @@ function program(): Command {
         .argParser(parseDurationSeconds)
         .default(d.historyWindowSeconds, '5m'),
     )
+    .addOption(
+      new Option('--watch-cache-size-bytes <bytes>', 'memory for the recent changes watches replay from; older ones are read from the store')
+        .argParser(integer(0, Number.MAX_SAFE_INTEGER))
+        .default(d.watchCacheSizeBytes),
+    )
     .addOption(new Option('--token-auth-file <file>', 'static bearer tokens: CSV token,user,uid,"group1,group2"'))
     .addOption(new Option('--anonymous-auth [bool]', 'requests without credentials run as system:anonymous').argParser(bool).default(true))
     .addOption(
@@ -213,6 +218,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     dataDir: o.dataDir,
     databaseUrl: o.databaseUrl ?? (env.DATABASE_URL || undefined),
     historyWindowSeconds: o.historyWindow,
+    watchCacheSizeBytes: o.watchCacheSizeBytes,
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: o.anonymousAuth,
     featureGates: o.featureGates,

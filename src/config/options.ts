@@ -17,6 +17,8 @@ export interface ServerOptions {
   databaseUrl?: string;
   /** --history-window in seconds (default 300). */
   historyWindowSeconds: number;
+  /** --watch-cache-size-bytes: how much of the recent changes watchers replay from is kept in memory. */
+  watchCacheSizeBytes: number;
   /** --token-auth-file */
   tokenAuthFile?: string;
   /** --anonymous-auth (default true) */
@@ -59,12 +61,16 @@ export interface AuthorizationWebhookOptions {
 
 export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
+/** --watch-cache-size-bytes: 64 MiB holds the default 20,000 recent changes of objects of about 1.5 KiB. */
+export const DEFAULT_WATCH_CACHE_SIZE_BYTES = 64 * 1024 * 1024;
+
 export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOptions {
   return {
     securePort: 6443,
     bindAddress: '127.0.0.1',
     dataDir: './data',
     historyWindowSeconds: 300,
+    watchCacheSizeBytes: DEFAULT_WATCH_CACHE_SIZE_BYTES,
     anonymousAuth: true,
     featureGates: FeatureGates.defaults(),
     authorizationModes: ['Node', 'RBAC'],
