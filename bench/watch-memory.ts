@@ -17,7 +17,11 @@ import { BenchServer, startBenchServer } from './servers';
  * stuck clients are gone and a garbage collection ran): the after figures must come back
  * near the start figure instead of growing round by round.
  *
- * Run alone with `npm run bench -- watch-memory` (`BENCH_WATCH_ROUNDS`, `BENCH_WATCHERS`).
+ * The change window (--watch-cache-size-bytes) fills with the updates and may stay: its
+ * size is printed with each round.
+ *
+ * Run alone with `npm run bench -- watch-memory` (`BENCH_WATCH_ROUNDS`, `BENCH_WATCHERS`,
+ * `BENCH_WATCH_CACHE_BYTES`).
  */
 const ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 6);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 200);
@@ -26,6 +30,8 @@ const CONFIGMAPS = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 const VALUE_BYTES = 900 * 1024;
 /** Updates per round at most: far more than the cut-off needs (about 4 MiB unread per watcher plus the socket buffers). */
 const MAX_WRITES = 200;
+/** The server's --watch-cache-size-bytes: what the change window may hold on top of the start figure. */
+const WATCH_CACHE_BYTES = Number(process.env.BENCH_WATCH_CACHE_BYTES ?? DEFAULT_WATCH_CACHE_SIZE_BYTES);
 
 const MiB = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
 
@@ -95,7 +101,7 @@ export async function runWatchMemoryBench(engines: Array<{ label: string; url?: 
 }
 
 async function measureEngine(label: string, databaseUrl: string | undefined): Promise<void> {
-  const server = await startBenchServer(databaseUrl);
+  const server = await startBenchServer(databaseUrl, { watchCacheSizeBytes: WATCH_CACHE_BYTES });
   const feed = server.running.app.get(ChangeFeedService);
   try {
     const client = server.client(4);
@@ -138,7 +144,7 @@ async function measureEngine(label: string, databaseUrl: string | undefined): Pr
       const window = feed.windowStats();
       console.log(
         `watch memory (${label}): round ${round}: ${WATCHERS} stuck watchers, ${cutOff} cut off after ${writes} updates of ${VALUE_BYTES / 1024} KiB;` +
-          ` peak ${show(peak)}; after ${show(after)}; change window ${window.changes} changes, ${MiB(window.bytes)} (bound ${MiB(DEFAULT_WATCH_CACHE_SIZE_BYTES)})`,
+          ` peak ${show(peak)}; after ${show(after)}; change window ${window.changes} changes, ${MiB(window.bytes)} (bound ${MiB(WATCH_CACHE_BYTES)})`,
       );
     }
     const last = afters[afters.length - 1];
