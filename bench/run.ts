@@ -6,6 +6,7 @@ import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
+import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
 
 /**
@@ -13,7 +14,8 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
  * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
- * only create throughput on the embedded store, with and without fsync per commit.
+ * only create throughput on the embedded store, with and without fsync per commit;
+ * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -176,6 +178,10 @@ async function main() {
   if (createsOnly) console.log('create throughput only (npm run bench -- creates)');
   else if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
   else console.log(`PostgreSQL at ${PG_URL} does not answer: its figures are skipped`);
+  // `npm run bench -- watch-memory`: only what stuck watchers leave behind (bench/watch-memory.ts).
+  if (process.argv.includes('watch-memory')) {
+    return runWatchMemoryBench(engines.filter((e) => !e.createsOnly));
+  }
 
   const embeddedRates: number[] = [];
   for (const engine of engines) {
@@ -197,6 +203,7 @@ async function main() {
   if (createsOnly) return;
   await runRbacBench();
   await runAccessReviewBench();
+  await runWatchMemoryBench(engines.filter((e) => !e.createsOnly));
 }
 
 main().then(

@@ -15,7 +15,7 @@ export type CelLibrary = typeof CelJs;
  * specifier is resolved to an absolute file URL first: code compiled by `new Function` has no
  * module of its own to resolve bare names from.
  */
-function importModule(specifier: string): Promise<unknown> {
+export function importModule(specifier: string): Promise<unknown> {
   // A fresh source text each time: V8 caches compiled functions by their source, and a
   // cached one would keep the module loader of the sandbox that compiled it first (jest
   // runs each test file in a sandbox of its own).

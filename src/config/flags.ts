@@ -230,6 +230,15 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       shown: '5m0s',
     },
     {
+      name: 'watch-cache-size-bytes',
+      type: 'int',
+      group: STORAGE,
+      usage: 'Memory for the recent changes watches replay from (their JSON size); older revisions are read from the store.',
+      parse: integer(0, Number.MAX_SAFE_INTEGER),
+      default: d.watchCacheSizeBytes,
+      shown: String(d.watchCacheSizeBytes),
+    },
+    {
       name: 'anonymous-auth',
       type: 'bool',
       group: AUTHENTICATION,
@@ -439,6 +448,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     databaseUrl,
     embeddedFsync: o.embeddedFsync,
     historyWindowSeconds: o.historyWindow / 1000,
+    watchCacheSizeBytes: o.watchCacheSizeBytes,
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: given('anonymousAuth') ? o.anonymousAuth : undefined,
     featureGates: o.featureGates,

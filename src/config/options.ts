@@ -23,6 +23,8 @@ export interface ServerOptions {
   embeddedFsync: boolean;
   /** --history-window in seconds (default 300). */
   historyWindowSeconds: number;
+  /** --watch-cache-size-bytes: how much of the recent changes watchers replay from is kept in memory. */
+  watchCacheSizeBytes: number;
   /** --token-auth-file */
   tokenAuthFile?: string;
   /**
@@ -73,6 +75,9 @@ export interface AuthorizationWebhookOptions {
 
 export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
+/** --watch-cache-size-bytes: 64 MiB holds the default 20,000 recent changes of objects of about 1.5 KiB. */
+export const DEFAULT_WATCH_CACHE_SIZE_BYTES = 64 * 1024 * 1024;
+
 export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOptions {
   return {
     securePort: 6443,
@@ -80,6 +85,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     dataDir: './data',
     embeddedFsync: true,
     historyWindowSeconds: 300,
+    watchCacheSizeBytes: DEFAULT_WATCH_CACHE_SIZE_BYTES,
     featureGates: FeatureGates.defaults(),
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,

@@ -163,7 +163,9 @@ export class MvccStore implements ObjectStore {
     });
   }
 
-  async changesSince(afterRevision: string, limit: number): Promise<Change[]> {
+  async changesSince(afterRevision: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Change[]> {
+    // Objects travel as text so their size comes with them; the byte budget is applied to the
+    // page in revision order (a running sum), so a page of large objects stops early.
     const rows: Array<{
       compacted: string;
       revision: string | null;
@@ -171,26 +173,28 @@ export class MvccStore implements ObjectStore {
       namespace: string;
       name: string;
       op: Op;
-      object: unknown;
-      previous: unknown;
+      object: string;
+      previous: string | null;
       previous_revision: string | null;
     }> = await this.dataSource.query(
-      `SELECT m.compacted_revision::text AS compacted, c.revision::text AS revision,
-              c.resource, c.namespace, c.name, c.op, c.object, c.previous, c.previous_revision::text AS previous_revision
+      `WITH page AS (
+         SELECT revision, resource, namespace, name, op, object::text AS object
+           FROM kv_log WHERE revision > $1 ORDER BY revision LIMIT $2),
+       fitting AS (
+         SELECT * FROM (
+           SELECT page.*, sum(octet_length(object)) OVER (ORDER BY revision) - octet_length(object) AS bytes_before FROM page) sized
+          WHERE bytes_before < $3)
+       SELECT m.compacted_revision::text AS compacted, f.revision::text AS revision, f.resource, f.namespace, f.name, f.op, f.object,
+              p.object::text AS previous, p.revision::text AS previous_revision
          FROM kv_meta m
+         LEFT JOIN fitting f ON true
          LEFT JOIN LATERAL (
-           SELECT l.revision, l.resource, l.namespace, l.name, l.op, l.object,
-                  p.object AS previous, p.revision AS previous_revision
-             FROM kv_log l
-             LEFT JOIN LATERAL (
-               SELECT revision, object FROM kv_log p
-                WHERE p.resource = l.resource AND p.namespace = l.namespace AND p.name = l.name AND p.revision < l.revision
-                ORDER BY p.revision DESC LIMIT 1) p ON l.op <> 'create'
-            WHERE l.revision > $1
-            ORDER BY l.revision LIMIT $2) c ON true
+           SELECT revision, object FROM kv_log p
+            WHERE p.resource = f.resource AND p.namespace = f.namespace AND p.name = f.name AND p.revision < f.revision
+            ORDER BY p.revision DESC LIMIT 1) p ON f.op <> 'create'
         WHERE m.id = 1
-        ORDER BY c.revision`,
-      [afterRevision, Math.max(0, Math.floor(limit))],
+        ORDER BY f.revision`,
+      [afterRevision, Math.max(0, Math.floor(limit)), Math.max(1, Math.floor(maxBytes))],
     );
     const { compacted } = rows[0];
     // Rows after a compacted revision may be gone: a watch from there would miss events.
@@ -202,9 +206,10 @@ export class MvccStore implements ObjectStore {
           type: CHANGE_TYPES[r.op],
           key: { resource: r.resource, namespace: r.namespace, name: r.name },
           revision: r.revision!,
-          object: withRevision(r.object, r.revision!),
+          object: withRevision(JSON.parse(r.object), r.revision!),
+          bytes: r.object.length + (r.previous?.length ?? 0),
         };
-        if (r.previous) change.previous = withRevision(r.previous, r.previous_revision!);
+        if (r.previous) change.previous = withRevision(JSON.parse(r.previous), r.previous_revision!);
         return change;
       });
   }

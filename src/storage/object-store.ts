@@ -33,6 +33,8 @@ export interface Change {
   object: KubeObject;
   /** The state before this change (absent for ADDED). */
   previous?: KubeObject;
+  /** The size of `object` and `previous` as JSON text: roughly what holding the change costs. */
+  bytes: number;
 }
 
 export interface ListOptions {
@@ -131,8 +133,12 @@ export interface ObjectStore {
   /** Removes the key (a tombstone row in the log); returns the last state with the delete's revision. */
   delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject>;
 
-  /** Changes with revision > `afterRevision`, oldest first, at most `limit`. RevisionCompactedError if gone. */
-  changesSince(afterRevision: string, limit: number): Promise<Change[]>;
+  /**
+   * Changes with revision > `afterRevision`, oldest first, at most `limit`, and no more
+   * after their objects (as JSON text, previous states not counted) reach `maxBytes`; the
+   * first change always comes. RevisionCompactedError if gone.
+   */
+  changesSince(afterRevision: string, limit: number, maxBytes?: number): Promise<Change[]>;
 
   /** Drops superseded rows older than the history window; never a key's newest row. */
   compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }>;

@@ -97,6 +97,44 @@ describe('watch', () => {
     ]);
   });
 
+  it('an object leaving a label selection is DELETED with its content as it matched, at the revision of the change', async () => {
+    await server.admin.post(CR, { ...cr('w-leave', { suite: 'w7', tier: 'a' }), rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+    const watch = await server.admin.stream(`${CR}?watch=1&labelSelector=suite%3Dw7,tier%3Da`);
+    const [added] = await watch.waitFor(1);
+    const moved = await server.admin.patch(
+      `${CR}/w-leave`,
+      { metadata: { labels: { tier: 'b' }, annotations: { moved: 'yes' } }, rules: [] },
+      'application/merge-patch+json',
+    );
+    expect(moved.status).toBe(200);
+    const [, deleted] = await watch.waitFor(2);
+    watch.close();
+    expect(deleted.type).toBe('DELETED');
+    expect(deleted.object).toEqual({ ...added.object, metadata: { ...added.object.metadata, resourceVersion: moved.body.metadata.resourceVersion } });
+    expect(deleted.object.metadata.labels).toEqual({ suite: 'w7', tier: 'a' });
+  });
+
+  it('an object leaving a field selection is DELETED with its content as it matched, at the revision of the change', async () => {
+    const created = await server.admin.post('/api/v1/nodes', { metadata: { name: 'w-node', labels: { suite: 'w8' } } });
+    expect(created.status).toBe(201);
+    const watch = await server.admin.stream(
+      `/api/v1/nodes?watch=1&labelSelector=suite%3Dw8&fieldSelector=spec.unschedulable%3Dfalse&resourceVersion=${created.body.metadata.resourceVersion}`,
+    );
+    const cordoned = await server.admin.patch(
+      '/api/v1/nodes/w-node',
+      { metadata: { labels: { cordoned: 'true' } }, spec: { unschedulable: true } },
+      'application/merge-patch+json',
+    );
+    expect(cordoned.status).toBe(200);
+    const [deleted] = await watch.waitFor(1);
+    watch.close();
+    expect(deleted).toEqual({
+      type: 'DELETED',
+      object: { ...created.body, metadata: { ...created.body.metadata, resourceVersion: cordoned.body.metadata.resourceVersion } },
+    });
+    expect(deleted.object.spec?.unschedulable).toBeUndefined();
+  });
+
   it('watches one object by name, in a namespace', async () => {
     const ns = await server.admin.post('/api/v1/namespaces', { metadata: { name: 'watch-ns' } });
     expect(ns.status).toBe(201);

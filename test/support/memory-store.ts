@@ -72,7 +72,8 @@ export class MemoryStore implements ObjectStore {
   private write(type: Change['type'], key: ObjectKey, object: KubeObject, previous?: KubeObject): StoredObject {
     this.revision += 1n;
     const stamped = this.stamp(object, this.revision);
-    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, previous });
+    const bytes = JSON.stringify(stamped).length + (previous ? JSON.stringify(previous).length : 0);
+    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, previous, bytes });
     const stored = { key, revision: this.revision.toString(), object: stamped };
     if (type === 'DELETED') this.current.delete(this.id(key));
     else this.current.set(this.id(key), stored);
@@ -99,9 +100,15 @@ export class MemoryStore implements ObjectStore {
     const cur = this.check(key, pre);
     return this.write('DELETED', key, cur.object, cur.object);
   }
-  async changesSince(afterRevision: string, limit: number) {
+  async changesSince(afterRevision: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER) {
     if (BigInt(afterRevision) < this.compacted) throw new RevisionCompactedError(afterRevision, this.compacted.toString());
-    return this.log.filter((c) => BigInt(c.revision) > BigInt(afterRevision)).slice(0, limit);
+    const page = this.log.filter((c) => BigInt(c.revision) > BigInt(afterRevision)).slice(0, limit);
+    let before = 0;
+    return page.filter((c) => {
+      const fits = before < maxBytes;
+      before += JSON.stringify(c.object).length;
+      return fits;
+    });
   }
   async compact(): Promise<{ removedRows: number; compactedRevision: string }> {
     this.compacted = this.revision;

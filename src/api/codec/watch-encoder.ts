@@ -6,16 +6,22 @@ import { ResponseFormat } from './negotiation';
 import { serialize } from './serializers';
 import { checkTransformOptions, RenderTarget, transformBody } from './transform';
 
-/** Turns watch events into the bytes of one stream; one encoder per stream (it keeps state). */
+/** Turns watch events into the bytes of one stream; one encoder per stream (it may keep state). */
 export interface WatchEventEncoder {
   contentType: string;
   encode(event: WatchEvent): Buffer;
+  /**
+   * Set when the bytes depend on the event alone (no per-stream state): streams whose
+   * encoders have the same key may share the bytes of the same event.
+   */
+  sharedKey?: string;
 }
 
 /** Newline-delimited JSON documents: what every watch speaks unless protobuf was negotiated. */
 export const JSON_WATCH_ENCODER: WatchEventEncoder = {
   contentType: 'application/json',
   encode: (event) => Buffer.from(JSON.stringify(event) + '\n'),
+  sharedKey: 'json',
 };
 
 /**
@@ -27,6 +33,8 @@ export const JSON_WATCH_ENCODER: WatchEventEncoder = {
  */
 export function watchEventEncoder(format: ResponseFormat, target: RenderTarget): WatchEventEncoder {
   checkTransformOptions(format.transform, target.query);
+  // A Table depends on the stream (column headers on its first event only, ages): not shared.
+  const sharedKey = format.transform?.kind === 'Table' ? undefined : `${format.serializer} ${format.transform?.kind ?? ''} ${format.transform?.version ?? ''}`;
   let first = true;
   const object = (event: WatchEvent): unknown => {
     const headers = first;
@@ -46,10 +54,12 @@ export function watchEventEncoder(format: ResponseFormat, target: RenderTarget):
         const bytes = serialize('protobuf', object(event), { type: target.type });
         return lengthDelimited(protobufCodec().encodeWatchEvent(apiVersion, event.type, bytes));
       },
+      sharedKey,
     };
   }
   return {
     contentType: format.mediaType,
     encode: (event) => Buffer.from(JSON.stringify({ type: event.type, object: object(event) }) + '\n'),
+    sharedKey,
   };
 }

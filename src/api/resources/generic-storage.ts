@@ -20,7 +20,7 @@ import { parseLabelSelector, SelectorParseError } from '../selectors/label-selec
 import { ChangeFeedService } from '../watch/change-feed.service';
 import { WatchEvent, WatchStream } from '../watch/watch-stream';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
-import { getSemantics, listSemantics, ListQuery, watchSemantics } from './resource-version';
+import { getSemantics, listSemantics, ListQuery, WatchStart, watchSemantics } from './resource-version';
 import { AdmissionChain } from './admission';
 import { applyPatch, parsePatch } from '../patch/patcher';
 import { isApplyPatch, nonApplyPatchType } from '../patch/patch-types';
@@ -66,6 +66,15 @@ export interface GenericStorageDeps {
 interface ObjectSelectors {
   filtering: boolean;
   matches(obj: KubeObject): boolean;
+}
+
+/** What a watch sends and for how long, from its query. */
+interface WatchScope {
+  /** '' = every namespace (and cluster-scoped kinds). */
+  namespace: string;
+  selectors: ObjectSelectors;
+  timeoutSeconds?: number;
+  bookmarks: boolean;
 }
 
 function firstString(v: unknown): string | undefined {
@@ -288,59 +297,65 @@ export class GenericStorage implements Required<ResourceStorage> {
       sendInitialEvents: query.sendInitialEvents === undefined ? undefined : truthy(query.sendInitialEvents),
       allowWatchBookmarks: truthy(query.allowWatchBookmarks),
     });
-    const selectors = this.selectors(query);
-    const timeoutSeconds = parseTimeoutSeconds(query.timeoutSeconds);
-    const bookmarks = truthy(query.allowWatchBookmarks);
-    const resource = storageResource(this.type);
-    const namespace = this.type.namespaced ? target.namespace : '';
-    const inScope = (c: Change) => c.key.resource === resource && (!namespace || c.key.namespace === namespace);
-    const feed = this.deps.feed;
+    const scope: WatchScope = {
+      namespace: this.type.namespaced ? target.namespace : '',
+      selectors: this.selectors(query),
+      timeoutSeconds: parseTimeoutSeconds(query.timeoutSeconds),
+      bookmarks: truthy(query.allowWatchBookmarks),
+    };
     if (start.initialEvents && start.from.kind === 'NotOlderThan') await this.awaitRevision(start.from.revision);
     // Everything that can fail as a plain 400/504 has run: from here on errors are events.
     const stream = open();
-    feed.track(stream);
+    await this.deps.feed.serve(stream, target.groupResource, () => this.follow(stream, start, scope));
+  }
 
+  /** Streams a watch from its start until it ends (timeout, cut-off, the client leaving). */
+  private async follow(stream: WatchStream, start: WatchStart, scope: WatchScope): Promise<void> {
+    const feed = this.deps.feed;
+    const resource = storageResource(this.type);
+    const inScope = (c: Change) => c.key.resource === resource && (!scope.namespace || c.key.namespace === scope.namespace);
     let cursor: string;
     if (start.initialEvents) {
-      cursor = await this.sendInitialState(stream, namespace, selectors);
+      cursor = await this.sendInitialState(stream, scope.namespace, scope.selectors);
       if (start.initialEventsEndBookmark) stream.send(this.bookmark(cursor, true));
-    } else {
-      const from = start.from as { kind: 'Exact'; revision: string };
-      cursor = from.revision;
+    } else if (start.from.kind === 'Exact') {
+      cursor = start.from.revision;
       if (BigInt(cursor) < BigInt(await this.store.compactedRevision())) {
         stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
-        return stream.close();
+        return;
       }
+    } else {
+      // sendInitialEvents=false without a revision: start at the newest one, with no state.
+      cursor = await this.store.currentRevision();
     }
 
-    const deadline = timeoutSeconds !== undefined ? Date.now() + timeoutSeconds * 1000 : Infinity;
+    const deadline = scope.timeoutSeconds !== undefined ? Date.now() + scope.timeoutSeconds * 1000 : Infinity;
     let nextBookmark = Date.now() + this.deps.bookmarkIntervalMs;
     while (!stream.closed) {
       let changes: Change[];
       try {
         changes = await feed.changesAfter(cursor, WATCH_BATCH);
       } catch (err) {
-        if (err instanceof RevisionCompactedError) {
-          stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
-          return stream.close();
-        }
-        throw err;
+        if (!(err instanceof RevisionCompactedError)) throw err;
+        stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
+        return;
       }
       for (const change of changes) {
         cursor = change.revision;
         if (!inScope(change)) continue;
-        const event = this.watchEvent(change, selectors);
-        if (event && !stream.send(event)) return;
+        const event = this.watchEvent(change, scope.selectors);
+        if (event && !stream.send(event, change)) return;
       }
       if (changes.length > 0) continue;
       const now = Date.now();
-      if (now >= deadline) return stream.close();
-      if (bookmarks && now >= nextBookmark) {
+      if (now >= deadline) return;
+      if (scope.bookmarks && now >= nextBookmark) {
         stream.send(this.bookmark(cursor, false));
         nextBookmark = now + this.deps.bookmarkIntervalMs;
       }
-      const wait = Math.min(deadline, bookmarks ? nextBookmark : Infinity, now + WATCH_IDLE_WAKE_MS) - now;
-      await feed.waitForNewer(cursor, Math.max(wait, 1));
+      const wait = Math.min(deadline, scope.bookmarks ? nextBookmark : Infinity, now + WATCH_IDLE_WAKE_MS) - now;
+      // The stream's signal ends the wait the moment the client goes.
+      await feed.waitForNewer(cursor, Math.max(wait, 1), stream.signal);
     }
   }
 
@@ -370,15 +385,15 @@ export class GenericStorage implements Required<ResourceStorage> {
    * DELETED for it, one that starts matching is ADDED, as kube's watch cache does.
    */
   private watchEvent(change: Change, selectors: ObjectSelectors): WatchEvent | null {
-    const object = this.present(change.object);
-    if (!selectors.filtering) return { type: change.type, object };
+    if (!selectors.filtering) return { type: change.type, object: this.present(change.object) };
     const now = selectors.matches(change.object);
-    if (change.type !== 'MODIFIED') return now ? { type: change.type, object } : null;
+    if (change.type !== 'MODIFIED') return now ? { type: change.type, object: this.present(change.object) } : null;
     const before = change.previous ? selectors.matches(change.previous) : now;
-    if (now && before) return { type: 'MODIFIED', object };
-    if (now) return { type: 'ADDED', object };
-    if (before) return { type: 'DELETED', object };
-    return null;
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: this.present(change.object) };
+    if (!before) return null;
+    // The watcher last saw the object as it matched: that content, at the change's revision.
+    const last = change.previous!;
+    return { type: 'DELETED', object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
   }
 
   private bookmark(revision: string, initialEventsEnd: boolean): WatchEvent {

@@ -70,8 +70,9 @@ export class TargetResolver {
   method<K extends keyof ResourceStorage>(resolved: ResolvedRequest, name: K, verb: Verb): NonNullable<ResourceStorage[K]> {
     const fn = resolved.entry.storage[name];
     if (!fn || !resolved.target.type.verbs.includes(verb)) throw errors.methodNotAllowed();
-    // A namespaced kind's cluster-wide path serves only list and watch.
-    if (resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list') throw errors.methodNotAllowed();
+    // A namespaced kind's cluster-wide path serves only list and watch (kube's installer
+    // routes no create or deletecollection there).
+    if (resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list' && name !== 'watch') throw errors.methodNotAllowed();
     return fn.bind(resolved.entry.storage) as NonNullable<ResourceStorage[K]>;
   }
 }

@@ -1,8 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
 import { CHANGE_WAKEUPS } from '../../storage/storage.module';
 import { ChangeFeed, WakeupSource } from './change-feed';
 import { WatchStream } from './watch-stream';
+import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../../metrics/watch-metrics';
 
 /**
  * The process-wide change feed plus the open watch streams, so shutdown ends every watch
@@ -12,8 +14,12 @@ import { WatchStream } from './watch-stream';
 export class ChangeFeedService extends ChangeFeed implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly streams = new Set<WatchStream>();
 
-  constructor(@Inject(OBJECT_STORE) store: ObjectStore, @Optional() @Inject(CHANGE_WAKEUPS) wakeups: WakeupSource | null) {
-    super(store, wakeups ?? null);
+  constructor(
+    @Inject(OBJECT_STORE) store: ObjectStore,
+    @Optional() @Inject(CHANGE_WAKEUPS) wakeups: WakeupSource | null,
+    @Optional() @Inject(SERVER_OPTIONS) options?: ServerOptions,
+  ) {
+    super(store, wakeups ?? null, options ? { windowBytes: options.watchCacheSizeBytes } : {});
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -25,8 +31,19 @@ export class ChangeFeedService extends ChangeFeed implements OnApplicationBootst
     await this.stop();
   }
 
-  track(stream: WatchStream): void {
+  /**
+   * Runs a watch on an open stream: registered (kube's watcher metrics) until `follow`
+   * returns, then the stream is closed and nothing of the watch is held here any more.
+   */
+  async serve(stream: WatchStream, watched: WatchedResource, follow: () => Promise<void>): Promise<void> {
     this.streams.add(stream);
-    stream.onClose(() => this.streams.delete(stream));
+    recordWatcherRegistered(watched);
+    try {
+      await follow();
+    } finally {
+      stream.close();
+      this.streams.delete(stream);
+      recordWatcherClosed(watched, stream.unresponsive);
+    }
   }
 }

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import { KubeObject, Status } from '../types';
-import { ChangeType } from '../../storage/object-store';
+import { Change, ChangeType } from '../../storage/object-store';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from '../codec/watch-encoder';
+import { encodedOnce } from './shared-encodings';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
 
@@ -14,14 +15,30 @@ export interface WatchEvent {
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
 /**
+ * How much of the backlog is handed to the socket at a time. TLS encrypts whatever it is
+ * handed into memory of its own, so a client that stops reading pins one slice, not the
+ * whole backlog; the backlog itself is made of encodings shared with the other watchers.
+ */
+const WRITE_SLICE_BYTES = 64 * 1024;
+
+/**
  * The HTTP side of one watch: a chunked stream of events in the negotiated encoding (JSON
  * documents by default, Table rows or length-prefixed protobuf frames when negotiated). It
  * ends when the client goes away, the timeout passes, the server shuts down, or the client
- * stops reading (a bounded buffer instead of unbounded memory).
+ * stops reading: more than MAX_UNREAD_BYTES waiting is kube's "unresponsive" watcher, cut off.
+ *
+ * Events wait in the stream's own backlog and reach the socket only as fast as it drains,
+ * and everything the stream holds is dropped the moment it closes.
  */
 export class WatchStream {
   private closedFlag = false;
+  private unresponsiveFlag = false;
   private readonly closeHandlers: Array<() => void> = [];
+  private readonly aborter = new AbortController();
+  /** Encoded events not yet handed to the socket; the first may be partly written. */
+  private backlog: Buffer[] = [];
+  private backlogBytes = 0;
+  private draining = false;
 
   constructor(
     private readonly res: Response,
@@ -33,10 +50,21 @@ export class WatchStream {
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
     res.on('close', () => this.close());
+    res.on('drain', () => this.flush());
   }
 
   get closed(): boolean {
     return this.closedFlag;
+  }
+
+  /** Closed because the client stopped reading (kube's "unresponsive" watcher). */
+  get unresponsive(): boolean {
+    return this.unresponsiveFlag;
+  }
+
+  /** Aborted when the stream closes, so whatever waits on the watch's behalf stops at once. */
+  get signal(): AbortSignal {
+    return this.aborter.signal;
   }
 
   onClose(handler: () => void): void {
@@ -44,24 +72,55 @@ export class WatchStream {
     else this.closeHandlers.push(handler);
   }
 
-  /** Writes one event; closes the stream instead when the client is too far behind. */
-  send(event: WatchEvent): boolean {
+  /**
+   * Queues one event; closes the stream instead when the client is too far behind. An event
+   * made from a change of the feed is encoded once for every watcher that sends it alike.
+   */
+  send(event: WatchEvent, from?: Change): boolean {
     if (this.closedFlag) return false;
-    if (this.res.writableLength > MAX_UNREAD_BYTES) {
+    if (this.backlogBytes + this.res.writableLength > MAX_UNREAD_BYTES) {
+      this.unresponsiveFlag = true;
       this.close();
       return false;
     }
-    this.res.write(this.encoder.encode(event));
+    const key = this.encoder.sharedKey;
+    const bytes = from && key ? encodedOnce(from, `${event.type} ${key}`, () => this.encoder.encode(event)) : this.encoder.encode(event);
+    this.backlog.push(bytes);
+    this.backlogBytes += bytes.length;
+    if (!this.draining) this.flush();
     return true;
+  }
+
+  /** Hands the backlog to the socket slice by slice until it pushes back, then waits for 'drain'. */
+  private flush(): void {
+    this.draining = false;
+    while (this.backlog.length && !this.closedFlag) {
+      const head = this.backlog[0];
+      const slice = head.length > WRITE_SLICE_BYTES ? head.subarray(0, WRITE_SLICE_BYTES) : head;
+      if (slice === head) this.backlog.shift();
+      else this.backlog[0] = head.subarray(WRITE_SLICE_BYTES);
+      this.backlogBytes -= slice.length;
+      if (!this.res.write(slice)) {
+        this.draining = true;
+        return;
+      }
+    }
   }
 
   close(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
     if (!this.res.writableEnded) {
-      if (this.res.writableLength > MAX_UNREAD_BYTES) this.res.destroy();
-      else this.res.end();
+      // A client that stops reading would never take what is buffered: drop its connection.
+      if (this.unresponsiveFlag) this.res.destroy();
+      else {
+        for (const bytes of this.backlog) this.res.write(bytes);
+        this.res.end();
+      }
     }
+    this.backlog = [];
+    this.backlogBytes = 0;
+    this.aborter.abort();
     for (const h of this.closeHandlers.splice(0)) h();
   }
 }

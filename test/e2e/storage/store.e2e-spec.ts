@@ -216,6 +216,27 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     expect(await store.changesSince(await store.currentRevision(), 100)).toEqual([]);
   });
 
+  it('bounds a batch of changes by the bytes of their objects, the first always, and tells each change its size', async () => {
+    const r = freshResource();
+    const start = await store.currentRevision();
+    const pad = (n: number) => ({ pad: 'x'.repeat(n) });
+    await store.create(keyOf(r, 'a'), objectOf('a', pad(3000)));
+    await store.create(keyOf(r, 'b'), objectOf('b', pad(3000)));
+    await store.update(keyOf(r, 'a'), objectOf('a', pad(10)));
+    await store.create(keyOf(r, 'c'), objectOf('c', pad(10)));
+    const all = await store.changesSince(start, 100);
+    expect(all.map((c) => c.key.name)).toEqual(['a', 'b', 'a', 'c']);
+    // An object's size is its JSON text; an update's adds its previous state.
+    const within = (low: number, high: number) => (n: number) => n > low && n < high;
+    const [a, b, a2, c] = all.map((change) => change.bytes);
+    expect([within(3000, 3300)(a), within(3000, 3300)(b), within(3000 + 10, 3500)(a2), within(10, 300)(c)]).toEqual([true, true, true, true]);
+    expect(a2).toBeGreaterThan(a);
+    expect((await store.changesSince(start, 100, 1)).map((c) => c.key.name)).toEqual(['a']);
+    expect((await store.changesSince(start, 100, 3100)).map((c) => c.key.name)).toEqual(['a', 'b']);
+    expect((await store.changesSince(start, 100, 6500)).map((c) => c.key.name)).toEqual(['a', 'b', 'a', 'c']);
+    expect((await store.changesSince(start, 3, 6500)).map((c) => c.key.name)).toEqual(['a', 'b', 'a']);
+  });
+
   it('wakes a listener with the revision of each committed write, never for a rolled-back one', async () => {
     const r = freshResource();
     const heard: string[] = [];

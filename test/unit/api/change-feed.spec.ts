@@ -46,6 +46,40 @@ describe('ChangeFeed', () => {
     expect(fromWindow.map((c) => c.revision)).toEqual(['6', '7']);
   });
 
+  it('keeps at most its byte bound of changes in memory, the newest always, and replays the rest from the log', async () => {
+    const bounded = new ChangeFeed(store, null, { pollIntervalMs: 20, windowBytes: 1000, batchSize: 2 });
+    await bounded.start();
+    try {
+      const pad = 'p'.repeat(300);
+      for (let i = 0; i < 6; i++) await store.create(key(`big${i}`), { ...obj(`big${i}`), pad });
+      await store.update(key('big5'), { ...obj('big5', 1), pad: 'q'.repeat(3000) });
+      await bounded.poke();
+      expect(bounded.windowStats()).toEqual({ changes: 1, bytes: expect.any(Number), oldestRevision: '8' });
+      expect(bounded.windowStats().bytes).toBeGreaterThan(3000);
+      await store.create(key('small'), obj('small'));
+      await bounded.poke();
+      const stats = bounded.windowStats();
+      expect(stats.bytes).toBeLessThanOrEqual(1000);
+      expect(stats.oldestRevision).toBe('9');
+      const all = await bounded.changesAfter('1', 100);
+      expect(all.map((c) => c.revision)).toEqual(['2', '3', '4', '5', '6', '7', '8', '9']);
+      expect(all[6]).toMatchObject({ type: 'MODIFIED', object: { n: 1 }, previous: { pad } });
+    } finally {
+      await bounded.stop();
+    }
+  });
+
+  it('lets go of a waiter at once when its signal aborts', async () => {
+    const aborter = new AbortController();
+    const waiting = feed.waitForNewer(feed.headRevision(), 60_000, aborter.signal);
+    expect(feed.waiting()).toBe(1);
+    aborter.abort();
+    expect(await waiting).toBe(false);
+    expect(feed.waiting()).toBe(0);
+    expect(await feed.waitForNewer(feed.headRevision(), 60_000, aborter.signal)).toBe(false);
+    expect(feed.waiting()).toBe(0);
+  });
+
   it('waits for a revision and gives up after the timeout', async () => {
     const waiting = feed.waitForRevision('2', 2000);
     setTimeout(() => void store.create(key('c'), obj('c')), 30);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import { MAX_UNREAD_BYTES, WatchStream } from '../../../src/api/watch/watch-stream';
+import { Change } from '../../../src/storage/object-store';
 
 /** A response whose client never reads: everything written stays buffered. */
 class StalledResponse extends EventEmitter {
@@ -17,8 +18,10 @@ class StalledResponse extends EventEmitter {
     this.headers[k] = v;
   }
   flushHeaders() {}
-  write(chunk: string) {
-    this.writableLength += Buffer.byteLength(chunk);
+  readonly written: Buffer[] = [];
+  write(chunk: Buffer) {
+    this.written.push(chunk);
+    this.writableLength += chunk.length;
     return false;
   }
   end() {
@@ -53,11 +56,47 @@ describe('WatchStream', () => {
     expect(res.destroyed).toBe(true);
   });
 
+  it('hands a socket that pushes back one slice of a large event, keeping the rest until it drains', () => {
+    const res = new StalledResponse();
+    const stream = new WatchStream(res as unknown as Response);
+    expect(stream.send({ type: 'ADDED', object: { metadata: { name: 'big' }, pad: 'x'.repeat(1024 * 1024) } })).toBe(true);
+    expect(res.writableLength).toBe(64 * 1024);
+    res.writableLength = 0;
+    res.emit('drain');
+    expect(res.writableLength).toBe(64 * 1024);
+    expect(res.written).toHaveLength(2);
+    expect(stream.closed).toBe(false);
+  });
+
+  it('encodes an event made from one change once for every stream that sends it', () => {
+    const object = { metadata: { name: 'shared', resourceVersion: '7' } };
+    const change: Change = { type: 'ADDED', key: { resource: 'g/things', namespace: '', name: 'shared' }, revision: '7', object, bytes: 40 };
+    const [a, b] = [new StalledResponse(), new StalledResponse()];
+    new WatchStream(a as unknown as Response).send({ type: 'ADDED', object }, change);
+    new WatchStream(b as unknown as Response).send({ type: 'ADDED', object }, change);
+    expect(a.written[0]).toBe(b.written[0]);
+    expect(JSON.parse(a.written[0].toString())).toEqual({ type: 'ADDED', object });
+  });
+
+  it('lets go of everything when it closes: backlog, waiters (its signal) and the connection of a client that stopped reading', () => {
+    const res = new StalledResponse();
+    const stream = new WatchStream(res as unknown as Response);
+    const pad = 'x'.repeat(1024 * 1024);
+    while (stream.send({ type: 'ADDED', object: { metadata: { name: 'x' }, pad } }));
+    expect(stream.unresponsive).toBe(true);
+    expect(stream.signal.aborted).toBe(true);
+    expect(res.destroyed).toBe(true);
+    res.emit('drain');
+    expect(res.written).toHaveLength(1);
+  });
+
   it('closes when the client goes away', () => {
     const res = new StalledResponse();
     const stream = new WatchStream(res as unknown as Response);
     res.emit('close');
     expect(stream.closed).toBe(true);
     expect(stream.send({ type: 'ADDED', object: { metadata: {} } })).toBe(false);
+    expect(stream.signal.aborted).toBe(true);
+    expect(stream.unresponsive).toBe(false);
   });
 });

@@ -10,8 +10,19 @@ describe('server flags', () => {
       anonymousAuth: undefined,
       authorizationModes: ['Node', 'RBAC'],
       maxRequestBodyBytes: 3 * 1024 * 1024,
+      watchCacheSizeBytes: 64 * 1024 * 1024,
       databaseUrl: undefined,
     });
+  });
+
+  it('bounds the watch cache by --watch-cache-size-bytes and names the flag when its value is bad', () => {
+    expect(parseServerFlags(['--watch-cache-size-bytes=1048576'], {}).watchCacheSizeBytes).toBe(1048576);
+    expect(parseServerFlags(['--watch-cache-size-bytes', '0'], {}).watchCacheSizeBytes).toBe(0);
+    for (const bad of ['lots', '-1', '64Mi', '1.5']) {
+      expect(() => parseServerFlags([`--watch-cache-size-bytes=${bad}`], {})).toThrow(
+        new FlagError(`option '--watch-cache-size-bytes <bytes>' argument '${bad}' is invalid. ${bad === '-1' ? 'must be between 0 and 9007199254740991' : `"${bad}" is not an integer`}`),
+      );
+    }
   });
 
   it('reads flags in both spellings and DATABASE_URL', () => {

@@ -5,7 +5,7 @@ import { Change } from '../../../src/storage/object-store';
 import { claimVolume, configMapVolume, pod, pv, secretVolume } from './fixtures';
 
 function change(type: Change['type'], resource: string, obj: KubeObject): Change {
-  return { type, key: { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! }, revision: '1', object: obj };
+  return { type, key: { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! }, revision: '1', object: obj, bytes: JSON.stringify(obj).length };
 }
 
 describe('node authorizer graph', () => {
