@@ -224,7 +224,7 @@ describe('watch across all namespaces', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     try {
-      await eventually(() => expect(out).toMatch(/^NAMESPACE\s+NAME\s+AGE\nwa-one\s+kw-before\s+\S+\n/), 20000);
+      await eventually(() => expect(out).toMatch(/^NAMESPACE\s+NAME\s+CREATED AT\nwa-one\s+kw-before\s+\S+\n/), 20000);
       await server.admin.post(rolesIn('wa-two'), role('kw-after', { suite: 'a9' }));
       await server.admin.post(rolesIn('wa-one'), role('kw-later', { suite: 'a9' }));
       await eventually(() => {

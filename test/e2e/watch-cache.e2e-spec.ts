@@ -127,8 +127,8 @@ describe('watch cache bounded in bytes', () => {
 
   it('refuses to start with a bad --watch-cache-size-bytes, naming the flag in one line', async () => {
     await expect(run(process.execPath, [MAIN, '--watch-cache-size-bytes=lots'], { env: { ...process.env, DATABASE_URL: '' } })).rejects.toMatchObject({
-      code: 2,
-      stderr: `error: option '--watch-cache-size-bytes <bytes>' argument 'lots' is invalid. "lots" is not an integer\n`,
+      code: 1,
+      stderr: 'error: invalid argument "lots" for "--watch-cache-size-bytes" flag: strconv.ParseInt: parsing "lots": invalid syntax\n',
     });
   });
 });

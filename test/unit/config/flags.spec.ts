@@ -20,7 +20,9 @@ describe('server flags', () => {
     expect(parseServerFlags(['--watch-cache-size-bytes', '0'], {}).watchCacheSizeBytes).toBe(0);
     for (const bad of ['lots', '-1', '64Mi', '1.5']) {
       expect(() => parseServerFlags([`--watch-cache-size-bytes=${bad}`], {})).toThrow(
-        new FlagError(`option '--watch-cache-size-bytes <bytes>' argument '${bad}' is invalid. ${bad === '-1' ? 'must be between 0 and 9007199254740991' : `"${bad}" is not an integer`}`),
+        new FlagError(
+          `invalid argument "${bad}" for "--watch-cache-size-bytes" flag: ${bad === '-1' ? 'must be between 0 and 9007199254740991, inclusive' : `strconv.ParseInt: parsing "${bad}": invalid syntax`}`,
+        ),
       );
     }
   });
