@@ -93,8 +93,3 @@ export class ResourceRegistry {
     return `${apiVersionOf({ group, version })}/${plural}`;
   }
 }
-
-/** The store key prefix of a kind: `<group>/<plural>`; the core group is empty. */
-export function storageResource(t: Pick<ResourceType, 'group' | 'plural'>): string {
-  return `${t.group}/${t.plural}`;
-}

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { UserInfo } from '../authentication/user-info';
+import type { UserInfo } from '../apimachinery/user-info';
 import type { RequestInfo } from './request-info';
 import type { Negotiation } from './codec/response';
 import type { RequestWriteOptions } from './resources/request-options';

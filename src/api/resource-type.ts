@@ -1,8 +1,8 @@
-import { UserInfo } from '../authentication/user-info';
-import { FieldError } from './field-errors';
+import { UserInfo } from '../apimachinery/user-info';
+import { FieldError } from '../apimachinery/field-errors';
 import { StructSchema } from './schema/schema';
 import type { TableDefinition } from './table/table';
-import { KubeObject } from './types';
+import { KubeObject } from '../apimachinery/types';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { errors, StatusError } from './errors';
+import { errors, StatusError } from '../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
 import { bodyFor, renderStatus } from './codec/response';
 import { ApiRequest } from './request-context';

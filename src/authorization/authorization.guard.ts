@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { errors, StatusError } from '../api/errors';
-import { IS_PUBLIC } from '../api/public.decorator';
+import { errors, StatusError } from '../apimachinery/errors';
+import { IS_PUBLIC } from '../apimachinery/public.decorator';
 import { ApiRequest } from '../api/request-context';
-import { anonymousUser } from '../authentication/user-info';
+import { anonymousUser } from '../apimachinery/user-info';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AuthorizationAttributes } from './authorizer';
 import { AuthorizerChain } from './authorizer-chain';

@@ -1,6 +1,6 @@
 import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../api/resource-type';
 import { validatePathSegmentName } from '../api/validation/names';
-import { KubeObject } from '../api/types';
+import { KubeObject } from '../apimachinery/types';
 import { StructSchema } from '../api/schema/schema';
 import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from './schemas';
 import { clusterRoleBindingTable, roleBindingTable } from './table';

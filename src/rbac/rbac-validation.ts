@@ -1,4 +1,4 @@
-import { FieldError, fieldErrors, FieldPath } from '../api/field-errors';
+import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
 import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../api/validation/labels';
 import { validatePathSegmentName, validateServiceAccountName } from '../api/validation/names';
 import { list, record, str, strList } from '../api/validation/shape';

@@ -1,5 +1,5 @@
 import { ResourceStrategy } from '../api/resource-type';
-import { isPlainObject, KubeObject } from '../api/types';
+import { isPlainObject, KubeObject } from '../apimachinery/types';
 import {
   validateClusterRole,
   validateClusterRoleBinding,

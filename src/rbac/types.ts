@@ -1,4 +1,4 @@
-import { KubeObject } from '../api/types';
+import { KubeObject } from '../apimachinery/types';
 import { LabelSelector } from '../api/validation/labels';
 
 /** The RBAC kinds of rbac.authorization.platform.io/v1, as JSON bodies carry them. */

@@ -1,4 +1,4 @@
-import { errors } from '../api/errors';
+import { errors } from '../apimachinery/errors';
 import { ResourceType } from '../api/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
 import { AuthorizerChain } from '../authorization/authorizer-chain';

@@ -1,4 +1,4 @@
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { ResourceType } from '../resource-type';
 import { childSchema, Schema } from '../schema/schema';
 import { docToValue, strictFieldError } from '../validation/document';

@@ -1,4 +1,4 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { forbiddenError } from '../../authorization/authorization.guard';
 import { AuthorizationAttributes, AuthorizationResult } from '../../authorization/authorizer';
 import { resourceAttributes } from '../../authorization/request-attributes';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { ResourceRegistry } from '../registry';
 import { buildOpenApi3Document, OpenApi3Document } from './openapi-v3-document';
 

@@ -1,9 +1,9 @@
 import { apiVersionOf, ResourceType, StrategyContext } from '../resource-type';
-import { errors, StatusError, successStatus } from '../errors';
-import { FieldError, fieldErrors } from '../field-errors';
-import { isPlainObject, KubeList, KubeObject, Status } from '../types';
+import { errors, StatusError, successStatus } from '../../apimachinery/errors';
+import { FieldError, fieldErrors } from '../../apimachinery/field-errors';
+import { isPlainObject, KubeList, KubeObject, Status } from '../../apimachinery/types';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta';
-import { storageResource } from '../registry';
+import { objectKey, storageResource } from '../../apimachinery/store-key';
 import {
   Change,
   isStorableKeyPart,
@@ -39,7 +39,7 @@ import {
   WriteOptions,
   WriteResult,
 } from './storage';
-import { deepClone, fillCreateMetadata, generatedName, jsonEqual, nowTimestamp, pinUpdateMetadata } from './system-metadata';
+import { deepClone, fillCreateMetadata, generatedName, jsonEqual, nowTimestamp, pinUpdateMetadata } from '../../apimachinery/system-metadata';
 
 /** How often a generateName collision or an unconditional write's conflict is retried. */
 const MAX_RETRIES = 8;
@@ -691,7 +691,7 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   private key(target: Target): ObjectKey {
-    return { resource: storageResource(this.type), namespace: this.type.namespaced ? target.namespace : '', name: target.name };
+    return objectKey(this.type, target.namespace, target.name);
   }
 
   private context(target: Target, opts: WriteOptions): StrategyContext {

@@ -1,14 +1,14 @@
-import { errors, StatusError } from '../errors';
-import { FieldError, FieldErrorType, FieldPath } from '../field-errors';
+import { errors, StatusError } from '../../apimachinery/errors';
+import { FieldError, FieldErrorType, FieldPath } from '../../apimachinery/field-errors';
 import { isApplyPatch, patchTypeOf } from '../patch/patch-types';
 import { atomicList, boolean, int64, named, string, struct } from '../schema/schema';
 import { JsonSyntaxError, parseJsonDocument } from '../validation/json-document';
 import { decodeBySchema } from '../validation/schema-decoder';
-import { goQuote } from '../validation/go-text';
+import { goQuote, goStringSlice } from '../../apimachinery/go-text';
 import { DEFAULT_FIELD_VALIDATION, FieldValidationDirective } from '../validation/field-validation';
 import { validateFieldManager } from '../validation/object-meta';
 import { DeleteOptions, WriteOptions } from './storage';
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 
 /**
  * The options of a write, parsed and checked once per request as kube's handlers do it:
@@ -76,11 +76,6 @@ function optionsInvalid(kind: OptionsKind, errs: OptionError[]): StatusError {
 function values(v: unknown): string[] {
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).map(String);
-}
-
-/** Go's %#v of a []string. */
-function goStringSlice(items: string[]): string {
-  return `[]string{${items.map(goQuote).join(', ')}}`;
 }
 
 /** `dryRun` may only say `All` (an empty value means no dry run). */

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { anonymousUser, UserInfo } from '../../authentication/user-info';
+import { anonymousUser, UserInfo } from '../../apimachinery/user-info';
 import { renderCapabilitiesOf } from '../codec/kind-rendering';
 import { negotiateResponse, prettyRequested, ResponseFormat } from '../codec/negotiation';
 import { renderResponse, sendRendered } from '../codec/response';
 import { WatchEventEncoder, watchEventEncoder } from '../codec/watch-encoder';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { ApiRequest } from '../request-context';
 import { ResourceType } from '../resource-type';
 import { FieldValidationDirective } from '../validation/field-validation';

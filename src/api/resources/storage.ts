@@ -1,6 +1,6 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { ResourceType, Verb } from '../resource-type';
-import { GroupResource, KubeList, KubeObject, Status } from '../types';
+import { GroupResource, KubeList, KubeObject, Status } from '../../apimachinery/types';
 import { WatchStream } from '../watch/watch-stream';
 import type { FieldValidationDirective } from '../validation/field-validation';
 

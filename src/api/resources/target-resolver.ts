@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { RegisteredResource, ResourceRegistry } from '../registry';
 import { RequestInfo } from '../request-info';
 import { Verb } from '../resource-type';

@@ -1,6 +1,6 @@
 import { decodeObjectBody } from '../codec/codecs';
 import { parseMediaType } from '../codec/media-type';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { ResourceType } from '../resource-type';
 import { decodeCleanJson } from './clean-json-decoder';
 import { DocNode, valueToDoc } from './document';

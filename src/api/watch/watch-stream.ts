@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { KubeObject, Status } from '../types';
+import { KubeObject, Status } from '../../apimachinery/types';
 import { Change, ChangeType } from '../../storage/object-store';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from '../codec/watch-encoder';
 import { encodedOnce } from './shared-encodings';

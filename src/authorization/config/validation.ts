@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { isDNS1123Subdomain } from '../../api/validation/names';
 import { formatGoDuration } from './go-duration';
 import {

@@ -1,4 +1,4 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
 import { rulesAllow } from '../rbac/rule-matching';
 import { VertexType } from './graph';

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 import { ChangeFeedService } from '../../api/watch/change-feed.service';
 import { OBJECT_STORE, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
 import { NodeGraph, VertexType } from './graph';

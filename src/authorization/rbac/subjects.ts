@@ -1,4 +1,4 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { GROUP_KIND, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from '../../rbac/types';
 
 /**

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { StatusError } from '../../api/errors';
-import { ResourceRegistry, storageResource } from '../../api/registry';
+import { StatusError } from '../../apimachinery/errors';
+import { ResourceRegistry } from '../../api/registry';
+import { storageResource } from '../../apimachinery/store-key';
 import { ResourceStorage, Target, WriteOptions } from '../../api/resources/storage';
 import { ChangeFeedService } from '../../api/watch/change-feed.service';
 import { DATABASE } from '../../storage/storage.module';

@@ -1,4 +1,4 @@
-import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME } from '../../authentication/user-info';
+import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME } from '../../apimachinery/user-info';
 import { ClusterRole, RBAC_GROUP } from '../types';
 import { resourceRule } from './policy-rule-builder';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { errors } from '../../api/errors';
+import { errors } from '../../apimachinery/errors';
 import { AdmissionPlugin, AdmissionRequest } from '../../api/resources/admission';
-import { KubeObject } from '../../api/types';
-import { UserInfo } from '../../authentication/user-info';
+import { KubeObject } from '../../apimachinery/types';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';

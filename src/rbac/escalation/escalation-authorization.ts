@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { SYSTEM_MASTERS, UserInfo } from '../../authentication/user-info';
+import { SYSTEM_MASTERS, UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, Authorizer } from '../../authorization/authorizer';
 import { alwaysAllowAuthorizer } from '../../authorization/authorizers';
 import { resourceAttributes } from '../../authorization/request-attributes';

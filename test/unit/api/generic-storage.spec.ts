@@ -5,7 +5,7 @@ import { Target } from '../../../src/api/resources/storage';
 import { ChangeFeed } from '../../../src/api/watch/change-feed';
 import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
 import { roleType } from '../../../src/rbac/kinds';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { MemoryStore } from '../../support/memory-store';
 
 /** The generic storage over an in-memory MVCC store: paging, selectors, versions, finalizers. */

@@ -1,4 +1,4 @@
-import { StatusError } from '../../../src/api/errors';
+import { StatusError } from '../../../src/apimachinery/errors';
 import { ApiRequest } from '../../../src/api/request-context';
 import { ImpersonationMiddleware } from '../../../src/authentication/impersonation.middleware';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';

@@ -1,4 +1,4 @@
-import { UserInfo } from '../../../src/authentication/user-info';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 import {
   CLUSTER_ROLE_BINDINGS_RESOURCE,

@@ -1,8 +1,8 @@
-import { StatusError } from '../../../src/api/errors';
+import { StatusError } from '../../../src/apimachinery/errors';
 import { AdmissionOperation, AdmissionRequest } from '../../../src/api/resources/admission';
 import { Target } from '../../../src/api/resources/storage';
-import { KubeObject } from '../../../src/api/types';
-import { UserInfo } from '../../../src/authentication/user-info';
+import { KubeObject } from '../../../src/apimachinery/types';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { Authorizer, AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from '../../../src/authorization/authorizers';

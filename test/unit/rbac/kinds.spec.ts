@@ -1,8 +1,8 @@
-import { FieldError, fieldErrorBody } from '../../../src/api/field-errors';
+import { FieldError, fieldErrorBody } from '../../../src/apimachinery/field-errors';
 import { ResourceType, StrategyContext } from '../../../src/api/resource-type';
-import { KubeObject } from '../../../src/api/types';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/api/validation/object-meta';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds';
 import { setBindingDefaults } from '../../../src/rbac/strategies';
 import { RBAC_GROUP } from '../../../src/rbac/types';

@@ -1,4 +1,4 @@
-import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/api/field-errors';
+import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
 import {
   hasInvalidLabelValueInLabelSelector,
   isValidNonResourceURLWildcard,

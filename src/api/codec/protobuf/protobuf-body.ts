@@ -1,4 +1,4 @@
-import { errors } from '../../errors';
+import { errors } from '../../../apimachinery/errors';
 import type { ProtobufMessages, ResourceType } from '../../resource-type';
 import { WireFormatError } from './json-wire';
 import { META_MESSAGES, protobufCodec } from './protobuf-codec';

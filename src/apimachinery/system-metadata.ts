@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { KubeObject } from '../types';
+import { KubeObject } from './types';
 
 let stampSecond = NaN;
 let stampText = '';
