@@ -18,7 +18,6 @@ import { VersionController } from './version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
 import { ContinueTokenService } from './resources/continue-token.service';
-import { ChangeFeedService } from './watch/change-feed.service';
 
 /**
  * The generic API layer: the kind registry, the one resource controller, discovery and
@@ -38,7 +37,6 @@ import { ChangeFeedService } from './watch/change-feed.service';
     DiscoveryService,
     OpenApiService,
     OpenApiV2Service,
-    ChangeFeedService,
     ContinueTokenService,
     ProtobufKindsCheck,
     // Content negotiation is decided before the handler runs, so a 406 costs nothing.
@@ -51,6 +49,6 @@ import { ChangeFeedService } from './watch/change-feed.service';
       inject: [SERVER_OPTIONS],
     },
   ],
-  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory, ChangeFeedService],
+  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory],
 })
 export class ApiModule {}

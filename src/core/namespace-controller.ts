@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ResourceRegistry } from '../api/registry';
 import { objectKey, storageResource } from '../apimachinery/store-key';
-import { ChangeFeedService } from '../api/watch/change-feed.service';
+import { ChangeFeedService } from '../storage/change-feed.service';
 import { KubeObject } from '../apimachinery/types';
 import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../apimachinery/user-info';
 import { KeyNotFoundError, OBJECT_STORE, ObjectStore, StaleRevisionError, StoredObject } from '../storage/object-store';

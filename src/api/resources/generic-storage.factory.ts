@@ -3,7 +3,7 @@ import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { createPermissionCheck } from '../apply/create-authorization';
 import { ResourceType } from '../resource-type';
-import { ChangeFeedService } from '../watch/change-feed.service';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { AdmissionChain } from './admission';
 import { ContinueTokenService } from './continue-token.service';
 import { GenericStorage } from './generic-storage';

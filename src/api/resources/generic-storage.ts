@@ -17,7 +17,7 @@ import {
 } from '../../storage/object-store';
 import { parseFieldSelector } from '../selectors/field-selector';
 import { parseLabelSelector, SelectorParseError } from '../selectors/label-selector';
-import { ChangeFeedService } from '../watch/change-feed.service';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { WatchEvent, WatchStream } from '../watch/watch-stream';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { getSemantics, listSemantics, ListQuery, WatchStart, watchSemantics } from './resource-version';

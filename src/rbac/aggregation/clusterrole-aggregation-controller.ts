@@ -3,7 +3,7 @@ import { StatusError } from '../../apimachinery/errors';
 import { ResourceRegistry } from '../../api/registry';
 import { storageResource } from '../../apimachinery/store-key';
 import { ResourceStorage, Target, WriteOptions } from '../../api/resources/storage';
-import { ChangeFeedService } from '../../api/watch/change-feed.service';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { DATABASE } from '../../storage/storage.module';
 import type { Database } from '../../storage/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../../storage/leader-election';

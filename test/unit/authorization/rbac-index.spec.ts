@@ -1,6 +1,6 @@
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { namespaceType } from '../../../src/core/namespace';
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
+import { ChangeFeed } from '../../../src/storage/change-feed';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { eventually } from '../../support/eventually';

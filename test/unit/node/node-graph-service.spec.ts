@@ -1,8 +1,8 @@
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { persistentVolumeType } from '../../../src/core/kinds/persistent-volume';
 import { podType } from '../../../src/core/kinds/pod';
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
+import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { NodeGraphService } from '../../../src/authorization/node/node-graph.service';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { MemoryStore } from '../../support/memory-store';

@@ -4,7 +4,7 @@ import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/adm
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { clusterRoleType } from '../../../src/rbac/kinds';

@@ -1,10 +1,15 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
-import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
-import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
-import { CHANGE_WAKEUPS } from '../../storage/storage.module';
-import { ChangeFeed, WakeupSource } from './change-feed';
-import { WatchStream } from './watch-stream';
-import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../../metrics/watch-metrics';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { OBJECT_STORE, ObjectStore } from './object-store';
+import { CHANGE_WAKEUPS, ChangeFeed, WakeupSource } from './change-feed';
+import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../metrics/watch-metrics';
+
+/** An open watch as the feed tracks it (the API layer's watch stream). */
+export interface ServedWatch {
+  close(): void;
+  /** Closed because the client stopped reading. */
+  readonly unresponsive: boolean;
+}
 
 /**
  * The process-wide change feed plus the open watch streams, so shutdown ends every watch
@@ -12,7 +17,7 @@ import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '.
  */
 @Injectable()
 export class ChangeFeedService extends ChangeFeed implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly streams = new Set<WatchStream>();
+  private readonly streams = new Set<ServedWatch>();
 
   constructor(
     @Inject(OBJECT_STORE) store: ObjectStore,
@@ -35,7 +40,7 @@ export class ChangeFeedService extends ChangeFeed implements OnApplicationBootst
    * Runs a watch on an open stream: registered (kube's watcher metrics) until `follow`
    * returns, then the stream is closed and nothing of the watch is held here any more.
    */
-  async serve(stream: WatchStream, watched: WatchedResource, follow: () => Promise<void>): Promise<void> {
+  async serve(stream: ServedWatch, watched: WatchedResource, follow: () => Promise<void>): Promise<void> {
     this.streams.add(stream);
     recordWatcherRegistered(watched);
     try {

@@ -1,11 +1,14 @@
 import { Logger } from '@nestjs/common';
-import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../../config/options';
-import { Change, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
+import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../config/options';
+import { Change, ObjectStore, RevisionCompactedError } from './object-store';
 
 /** Something that calls back when another writer committed (LISTEN/NOTIFY); may miss calls. */
 export interface WakeupSource {
   subscribe(onWake: () => void): Promise<() => Promise<void>>;
 }
+
+/** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
+export const CHANGE_WAKEUPS = Symbol('CHANGE_WAKEUPS');
 
 export interface ChangeFeedOptions {
   /** How often the log is polled even without a wake-up, so a missed NOTIFY costs at most this. */
