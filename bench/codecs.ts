@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { negotiateResponse } from '../src/api/codec/negotiation';
 import { renderResponse } from '../src/api/codec/response';
 import { protobufCodec } from '../src/api/codec/protobuf/protobuf-codec';
-import { roleBindingType } from '../src/rbac/kinds';
+import { roleBindingType } from '../src/rbac/kinds/kinds';
 import type { KubeList } from '../src/apimachinery/types';
 
 /**

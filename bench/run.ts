@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { objectKey } from '../src/apimachinery/store-key';
 import { ServerOptions } from '../src/config/options';
-import { roleType } from '../src/rbac/kinds';
+import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';

@@ -1,8 +1,8 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { errors } from '../apimachinery/errors';
-import { ApiRequest } from '../api/request-context';
-import { forbiddenError } from '../authorization/authorization.guard';
+import { ApiRequest } from '../api/request/request-context';
+import { forbiddenError } from '../authorization/forbidden';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { impersonationAttributes, impersonationFromHeaders, ImpersonationRequestError, isImpersonationHeader } from './impersonation';
 import { anonymousUser } from '../apimachinery/user-info';

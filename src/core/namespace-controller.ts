@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ResourceRegistry } from '../api/registry';
+import { ResourceRegistry } from '../api/resources/registry';
 import { objectKey, storageResource } from '../apimachinery/store-key';
 import { ChangeFeedService } from '../storage/change-feed.service';
 import { KubeObject } from '../apimachinery/types';

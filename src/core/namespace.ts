@@ -1,5 +1,5 @@
 import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
-import { ResourceStrategy, ResourceType } from '../api/resource-type';
+import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
 import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { validateNamespaceName } from '../api/validation/names';
 import { validateFinalizerName } from '../api/validation/object-meta';

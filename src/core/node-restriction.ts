@@ -5,7 +5,7 @@ import { AdmissionPlugin, AdmissionRequest } from '../api/resources/admission';
 import { jsonEqual } from '../apimachinery/system-metadata';
 import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { list, record, str } from '../api/validation/shape';
-import { nodeIdentity } from '../authorization/node/node-identity';
+import { nodeIdentity } from '../authentication/node-identity';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
 import { nodeType } from './kinds/node';
 import { isMirrorPod, MIRROR_POD_ANNOTATION } from './kinds/pod';

@@ -1,4 +1,4 @@
-import { ResourceType, StrategyContext } from '../api/resource-type';
+import { ResourceType, StrategyContext } from '../api/schema/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
 import { KubeObject } from '../apimachinery/types';
 import { UserInfo } from '../apimachinery/user-info';

@@ -1,6 +1,6 @@
 import { FieldError } from '../apimachinery/field-errors';
-import { GroupVersionAlias } from '../api/registry';
-import { ResourceStrategy, ResourceType, StrategyContext } from '../api/resource-type';
+import { GroupVersionAlias } from '../api/resources/registry';
+import { ResourceStrategy, ResourceType, StrategyContext } from '../api/schema/resource-type';
 import { StructSchema } from '../api/schema/schema';
 import { KubeObject } from '../apimachinery/types';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from './access-review-validation';

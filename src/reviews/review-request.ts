@@ -2,7 +2,7 @@ import { FieldManager } from '../api/apply/field-manager';
 import { managerOrUserAgent } from '../api/apply/manager-name';
 import { errors, StatusError } from '../apimachinery/errors';
 import { FieldError, fieldErrorBody } from '../apimachinery/field-errors';
-import { apiVersionOf, ResourceType } from '../api/resource-type';
+import { apiVersionOf, ResourceType } from '../api/schema/resource-type';
 import { Target, WriteOptions } from '../api/resources/storage';
 import { KubeObject, ObjectMeta } from '../apimachinery/types';
 import { goQuote, GoSyntax } from '../apimachinery/go-text';

@@ -1,4 +1,4 @@
-import { ResourceType } from '../api/resource-type';
+import { ResourceType } from '../api/schema/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
 import { nowTimestamp } from '../apimachinery/system-metadata';
 import { ReviewRequest } from './review-request';

@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HealthChecks } from '../health/health-checks';
+import { HealthModule } from '../health/health.module';
 import { CHANGE_WAKEUPS } from './change-feed';
 import { ChangeFeedService } from './change-feed.service';
 import { ChangeNotifier } from './change-notifier';
@@ -53,6 +54,7 @@ export class StorageModule {
     return {
       module: StorageModule,
       global: true,
+      imports: [HealthModule],
       providers: [
         { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },

@@ -1,5 +1,5 @@
 import { StatusError } from '../../apimachinery/errors';
-import { apiVersionOf, ResourceType } from '../resource-type';
+import { apiVersionOf, ResourceType } from '../schema/resource-type';
 import { partialObjectMetadata, parseIncludeObject, toTable } from '../table/table';
 import { isPlainObject, KubeList, KubeObject } from '../../apimachinery/types';
 import { tableDefinitionOf } from './kind-rendering';

@@ -1,6 +1,6 @@
 import { errors, StatusError } from '../../apimachinery/errors';
 import { fieldErrorBody, fieldErrors } from '../../apimachinery/field-errors';
-import { ResourceType } from '../resource-type';
+import { ResourceType } from '../schema/resource-type';
 import { DocNode, docToValue, docTypeName, duplicateFields, float64OverflowError, overflowingNumber, valueToDoc } from '../validation/document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
 import { goValue, sortedJson } from '../../apimachinery/go-text';

@@ -1,6 +1,6 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { goStringSlice } from '../../apimachinery/go-text';
-import { NameValidator } from '../resource-type';
+import { NameValidator } from '../schema/resource-type';
 import { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../../apimachinery/types';
 import { validateLabels } from './labels';
 import { byteLength, isQualifiedName, validateNamespaceName } from './names';

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { isDNS1123Subdomain } from '../../api/validation/names';
-import { formatGoDuration } from './go-duration';
+import { formatGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZER_TYPES,
   AuthorizationConfiguration,

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
-import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
 /**

@@ -1,5 +1,5 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';

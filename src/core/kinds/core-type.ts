@@ -1,4 +1,4 @@
-import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/resource-type';
+import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/schema/resource-type';
 import { StructSchema } from '../../api/schema/schema';
 import { TableDefinition } from '../../api/table/table';
 import { KubeObject } from '../../apimachinery/types';

@@ -1,5 +1,5 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { atomicList, atomicStruct, boolean, dateTime, field, int64, integer, kindSchema, setList, string, struct } from '../../api/schema/schema';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';

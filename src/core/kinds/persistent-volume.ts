@@ -1,6 +1,6 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { jsonEqual, nowTimestamp } from '../../apimachinery/system-metadata';
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';

@@ -1,5 +1,5 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { list, record, str } from '../../api/validation/shape';

@@ -1,4 +1,4 @@
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';

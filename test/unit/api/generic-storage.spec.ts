@@ -4,7 +4,7 @@ import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
 import { ChangeFeed } from '../../../src/storage/change-feed';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
-import { roleType } from '../../../src/rbac/kinds';
+import { roleType } from '../../../src/rbac/kinds/kinds';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { MemoryStore } from '../../support/memory-store';
 

@@ -1,4 +1,4 @@
-import { createPermissionCheck } from '../../../src/api/apply/create-authorization';
+import { createPermissionCheck } from '../../../src/authorization/create-authorization';
 import { AdmissionChain } from '../../../src/api/resources/admission';
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
@@ -9,7 +9,7 @@ import { objectKey } from '../../../src/apimachinery/store-key';
 import { SYSTEM_USER, UserInfo } from '../../../src/apimachinery/user-info';
 import { AuthorizationAttributes, Authorizer } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
-import { roleType } from '../../../src/rbac/kinds';
+import { roleType } from '../../../src/rbac/kinds/kinds';
 import { MemoryStore } from '../../support/memory-store';
 
 /**

@@ -3,7 +3,7 @@ import { FieldManager, keepTimestampsOfNoopWrite } from '../../../src/api/apply/
 import { objectMetaSchema } from '../../../src/api/schema/meta';
 import { atomicList, atomicStruct, integer, kindSchema, map, mapList, setList, string, struct } from '../../../src/api/schema/schema';
 import { KubeObject } from '../../../src/apimachinery/types';
-import { roleSchema } from '../../../src/rbac/schemas';
+import { roleSchema } from '../../../src/rbac/kinds/schemas';
 import { managerOrUserAgent, prefixFromUserAgent } from '../../../src/api/apply/manager-name';
 
 /**

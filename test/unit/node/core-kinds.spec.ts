@@ -1,6 +1,6 @@
 import { statusOf } from '../../support/status-of';
 import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
-import { ResourceType, StrategyContext } from '../../../src/api/resource-type';
+import { ResourceType, StrategyContext } from '../../../src/api/schema/resource-type';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { validateObjectMeta } from '../../../src/api/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';

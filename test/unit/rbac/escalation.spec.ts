@@ -16,13 +16,13 @@ import {
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { secretType } from '../../../src/core/kinds/secret';
-import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds';
+import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 import { RbacEscalationAdmission } from '../../../src/rbac/escalation/escalation-admission';
 import { EscalationAuthorizer } from '../../../src/rbac/escalation/escalation-authorization';
 import { isOnlyMutatingGcFields } from '../../../src/rbac/escalation/gc-fields';
 import { confirmNoEscalation } from '../../../src/rbac/escalation/no-escalation';
 import { compactRules, compactRuleString, describeMissingRules } from '../../../src/rbac/escalation/rule-description';
-import { PolicyRule } from '../../../src/rbac/types';
+import { PolicyRule } from '../../../src/rbac/kinds/types';
 import { ObjectStore } from '../../../src/storage/object-store';
 import { clusterRole, clusterRoleBinding, G, indexOf, Objects, RBAC, role, roleBinding, U, user } from '../authorization/rbac-fixtures';
 

@@ -1,5 +1,5 @@
 import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
-import { StrategyContext } from '../../../src/api/resource-type';
+import { StrategyContext } from '../../../src/api/schema/resource-type';
 import { validateObjectMeta } from '../../../src/api/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { LABEL_METADATA_NAME, Namespace, namespaceType } from '../../../src/core/namespace';

@@ -1,7 +1,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import type { CelLibrary } from '../cel-library';
-import { chargeCost } from '../cost';
-import { compareValues, valuesEqual } from '../values';
+import type { CelLibrary } from './cel-library';
+import { chargeCost } from './cost';
+import { compareValues, valuesEqual } from './values';
 
 /** The library names duration and timestamp by their protobuf types. */
 const DURATION = 'google.protobuf.Duration';

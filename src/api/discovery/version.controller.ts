@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from '../apimachinery/public.decorator';
+import { Public } from '../../apimachinery/public.decorator';
 
 /** The Kubernetes release whose API this server follows; kubectl compares against it. */
 export const COMPATIBLE_KUBE_VERSION = { major: '1', minor: '32' };

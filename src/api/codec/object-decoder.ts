@@ -1,13 +1,13 @@
-import { decodeObjectBody } from '../codec/codecs';
-import { parseMediaType } from '../codec/media-type';
+import { decodeObjectBody } from './codecs';
+import { parseMediaType } from './media-type';
 import { errors } from '../../apimachinery/errors';
-import { ResourceType } from '../resource-type';
-import { decodeCleanJson } from './clean-json-decoder';
-import { DocNode, valueToDoc } from './document';
-import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from './field-validation';
-import { JsonSyntaxError, parseJsonDocument } from './json-document';
-import { decodeBySchema } from './schema-decoder';
-import { parseYamlDocument, YamlSyntaxError } from './yaml-document';
+import { ResourceType } from '../schema/resource-type';
+import { decodeCleanJson } from '../validation/clean-json-decoder';
+import { DocNode, valueToDoc } from '../validation/document';
+import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
+import { JsonSyntaxError, parseJsonDocument } from '../validation/json-document';
+import { decodeBySchema } from '../validation/schema-decoder';
+import { parseYamlDocument, YamlSyntaxError } from '../validation/yaml-document';
 
 /**
  * The body of a create or update decoded the way kube's create and update handlers decode

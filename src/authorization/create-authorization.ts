@@ -1,16 +1,9 @@
-import { UserInfo } from '../../apimachinery/user-info';
-import { forbiddenError } from '../../authorization/authorization.guard';
-import { AuthorizationAttributes, AuthorizationResult } from '../../authorization/authorizer';
-import { resourceAttributes } from '../../authorization/request-attributes';
-import type { Target } from '../resources/storage';
-
-/**
- * Asks whether the caller of a write that would create an object may create it; throws
- * kube's 403 when not. The generic storage calls it when a PUT or an apply (authorized as
- * `update` or `patch`) finds no object and creates one, as kube wraps the create
- * validation of those requests in a `create` authorization check.
- */
-export type CreatePermissionCheck = (target: Target, user: UserInfo) => Promise<void>;
+import { UserInfo } from '../apimachinery/user-info';
+import { forbiddenError } from './forbidden';
+import { AuthorizationAttributes, AuthorizationResult } from './authorizer';
+import { resourceAttributes } from './request-attributes';
+import type { CreatePermissionCheck } from '../api/resources/generic-storage';
+import type { Target } from '../api/resources/storage';
 
 /** The path of the object a write targets, as the request named it. */
 function objectPath(target: Target): string {
@@ -33,7 +26,10 @@ export function createAttributes(target: Target, user: UserInfo): AuthorizationA
   });
 }
 
-/** The check, asking an authorizer (the server's chain) with the request's attributes and verb `create`. */
+/**
+ * The generic storage's create check (it asks before a PUT or an apply creates a missing
+ * object): an authorizer (the server's chain) asked with the request's attributes and verb `create`.
+ */
 export function createPermissionCheck(authorizer: { authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> }): CreatePermissionCheck {
   return async (target, user) => {
     const attrs = createAttributes(target, user);

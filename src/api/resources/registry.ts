@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { apiVersionOf, ResourceType } from './resource-type';
-import { ResourceStorage, VERB_METHODS } from './resources/storage';
+import { apiVersionOf, ResourceType } from '../schema/resource-type';
+import { ResourceStorage, VERB_METHODS } from './storage';
 
 export interface GroupVersions {
   group: string;

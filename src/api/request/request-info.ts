@@ -1,6 +1,6 @@
-import { parseFieldSelector } from './selectors/field-selector';
-import { SelectorParseError } from './selectors/label-selector';
-import { isValidPathSegmentName } from './validation/names';
+import { parseFieldSelector } from '../selectors/field-selector';
+import { SelectorParseError } from '../selectors/label-selector';
+import { isValidPathSegmentName } from '../validation/names';
 
 /**
  * Turns a request path and method into the attributes kube's RequestInfoFactory

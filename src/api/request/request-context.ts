@@ -1,8 +1,8 @@
 import type { Request } from 'express';
-import type { UserInfo } from '../apimachinery/user-info';
+import type { UserInfo } from '../../apimachinery/user-info';
 import type { RequestInfo } from './request-info';
-import type { Negotiation } from './codec/response';
-import type { RequestWriteOptions } from './resources/request-options';
+import type { Negotiation } from '../codec/response';
+import type { RequestWriteOptions } from './request-options';
 
 /** The express request as the pipeline enriches it: request info first, then the caller. */
 export interface ApiRequest extends Request {

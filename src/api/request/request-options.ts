@@ -7,8 +7,6 @@ import { decodeBySchema } from '../validation/schema-decoder';
 import { goQuote, goStringSlice } from '../../apimachinery/go-text';
 import { DEFAULT_FIELD_VALIDATION, FieldValidationDirective } from '../validation/field-validation';
 import { validateFieldManager } from '../validation/object-meta';
-import { DeleteOptions, WriteOptions } from './storage';
-import { UserInfo } from '../../apimachinery/user-info';
 
 /**
  * The options of a write, parsed and checked once per request as kube's handlers do it:
@@ -258,18 +256,4 @@ export function parseRequestWriteOptions(src: OptionsSource): RequestWriteOption
     default:
       return undefined;
   }
-}
-
-/** The storage's WriteOptions for a request's parsed options. */
-export function writeOptionsFor(parsed: RequestWriteOptions, user: UserInfo, warn?: (message: string) => void, userAgent?: string): WriteOptions {
-  const opts: WriteOptions = { user, dryRun: parsed.dryRun, fieldManager: parsed.fieldManager, ifMatch: parsed.ifMatch, fieldValidation: parsed.fieldValidation };
-  if (parsed.force !== undefined) opts.force = parsed.force;
-  if (warn) opts.warn = warn;
-  if (userAgent) opts.userAgent = userAgent;
-  return opts;
-}
-
-/** The storage's DeleteOptions for a DELETE's parsed options. */
-export function deleteOptionsFor(parsed: RequestWriteOptions, user: UserInfo): DeleteOptions {
-  return { user, dryRun: parsed.dryRun, fieldValidation: parsed.fieldValidation, ...(parsed.delete ?? {}) };
 }

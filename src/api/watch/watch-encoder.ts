@@ -1,10 +1,10 @@
-import { apiVersionOf } from '../resource-type';
-import type { WatchEvent } from '../watch/watch-stream';
-import { lengthDelimited } from './protobuf/envelope';
-import { protobufCodec } from './protobuf/protobuf-codec';
-import { ResponseFormat } from './negotiation';
-import { serialize } from './serializers';
-import { checkTransformOptions, RenderTarget, transformBody } from './transform';
+import { apiVersionOf } from '../schema/resource-type';
+import type { WatchEvent } from './watch-stream';
+import { lengthDelimited } from '../codec/protobuf/envelope';
+import { protobufCodec } from '../codec/protobuf/protobuf-codec';
+import { ResponseFormat } from '../codec/negotiation';
+import { serialize } from '../codec/serializers';
+import { checkTransformOptions, RenderTarget, transformBody } from '../codec/transform';
 
 /** Turns watch events into the bytes of one stream; one encoder per stream (it may keep state). */
 export interface WatchEventEncoder {

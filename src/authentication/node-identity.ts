@@ -1,4 +1,4 @@
-import { UserInfo } from '../../apimachinery/user-info';
+import { UserInfo } from '../apimachinery/user-info';
 
 /** The group every node's credential carries. */
 export const NODES_GROUP = 'system:nodes';

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { AuthorizerChain } from './authorizer-chain';
-import { AuthorizerFactories } from './authorizer-factories';
-import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from './authorizers';
-import { AuthorizationConfigReloader } from './config/config-reloader';
-import { configurationFromFlags } from './config/configuration-from-flags';
-import { ConfiguredAuthorizers } from './config/configured-authorizers';
-import { AuthorizationConfigError, loadAuthorizationConfiguration, readAuthorizationConfigFile } from './config/load';
-import { AuthorizationConfiguration } from './config/types';
-import { loadWebhookKubeconfig } from './webhook/kubeconfig';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { AuthorizerChain } from '../authorizer-chain';
+import { AuthorizerFactories } from '../authorizer-factories';
+import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from '../authorizers';
+import { AuthorizationConfigReloader } from './config-reloader';
+import { configurationFromFlags } from './configuration-from-flags';
+import { ConfiguredAuthorizers } from './configured-authorizers';
+import { AuthorizationConfigError, loadAuthorizationConfiguration, readAuthorizationConfigFile } from './load';
+import { AuthorizationConfiguration } from './types';
+import { loadWebhookKubeconfig } from '../webhook/kubeconfig';
 
 /** The authorizer chain the server starts with, read and checked before the store opens. */
 export interface StartupAuthorization {

@@ -1,7 +1,7 @@
-import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
-import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../api/validation/labels';
-import { validatePathSegmentName, validateServiceAccountName } from '../api/validation/names';
-import { list, record, str, strList } from '../api/validation/shape';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../../api/validation/labels';
+import { validatePathSegmentName, validateServiceAccountName } from '../../api/validation/names';
+import { list, record, str, strList } from '../../api/validation/shape';
 import {
   ClusterRole,
   ClusterRoleBinding,

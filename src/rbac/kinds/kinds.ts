@@ -1,7 +1,7 @@
-import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../api/resource-type';
-import { validatePathSegmentName } from '../api/validation/names';
-import { KubeObject } from '../apimachinery/types';
-import { StructSchema } from '../api/schema/schema';
+import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../../api/schema/resource-type';
+import { validatePathSegmentName } from '../../api/validation/names';
+import { KubeObject } from '../../apimachinery/types';
+import { StructSchema } from '../../api/schema/schema';
 import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from './schemas';
 import { clusterRoleBindingTable, roleBindingTable } from './table';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies';

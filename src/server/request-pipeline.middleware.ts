@@ -1,10 +1,10 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { RequestBodyMiddleware } from './api/request-body.middleware';
-import { ApiRequest } from './api/request-context';
-import { RequestInfoMiddleware } from './api/request-info.middleware';
-import { AuthenticationMiddleware } from './authentication/authentication.middleware';
-import { ImpersonationMiddleware } from './authentication/impersonation.middleware';
+import { RequestBodyMiddleware } from '../api/request-body.middleware';
+import { ApiRequest } from '../api/request/request-context';
+import { RequestInfoMiddleware } from '../api/request-info.middleware';
+import { AuthenticationMiddleware } from '../authentication/authentication.middleware';
+import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
 
 /**
  * The stages every request passes before routing, in order: what the request is, who sends

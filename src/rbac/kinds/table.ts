@@ -1,5 +1,5 @@
-import { ageColumn, nameColumn } from '../api/table/columns';
-import { TableDefinition } from '../api/table/table';
+import { ageColumn, nameColumn } from '../../api/table/columns';
+import { TableDefinition } from '../../api/table/table';
 import { GROUP_KIND, RoleBinding, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from './types';
 
 /** The subjects of a binding by kind, as kube's rbac.SubjectsStrings lists them. */

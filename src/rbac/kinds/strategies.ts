@@ -1,5 +1,5 @@
-import { ResourceStrategy } from '../api/resource-type';
-import { isPlainObject, KubeObject } from '../apimachinery/types';
+import { ResourceStrategy } from '../../api/schema/resource-type';
+import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import {
   validateClusterRole,
   validateClusterRoleBinding,

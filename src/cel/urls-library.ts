@@ -1,6 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import { chargeCost } from '../cost';
-import { UrlParseError, UrlValue } from '../url-value';
+import { chargeCost } from './cost';
+import { UrlParseError, UrlValue } from './url-value';
 
 export const URL_TYPE = 'kubernetes.URL';
 

@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { ResourceRegistry } from '../registry';
-import { protobufCodec } from './protobuf/protobuf-codec';
+import { ResourceRegistry } from './resources/registry';
+import { protobufCodec } from './codec/protobuf/protobuf-codec';
 
 /**
  * Fails start-up when a registered kind names a protobuf message the .proto files do not

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
-import { ApiRequest } from '../request-context';
-import { TargetResolver } from '../resources/target-resolver';
-import { gzipAccepted } from './compression';
-import { renderCapabilitiesOf } from './kind-rendering';
-import { negotiateResponse } from './negotiation';
+import { ApiRequest } from '../request/request-context';
+import { TargetResolver } from './target-resolver';
+import { gzipAccepted } from '../codec/compression';
+import { renderCapabilitiesOf } from '../codec/kind-rendering';
+import { negotiateResponse } from '../codec/negotiation';
 
 /**
  * Content negotiation for resource requests, decided before any work so a 406 costs

@@ -1,6 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import { chargeCost } from '../cost';
-import { findAll, findFirst, RegexSyntaxError } from '../regex';
+import { chargeCost } from './cost';
+import { findAll, findFirst, RegexSyntaxError } from './regex';
 
 /** kube's cost of a regex over a string: traversal cost of the pattern times that of the input. */
 function chargeRegex(text: string, pattern: string): void {

@@ -1,8 +1,8 @@
-import { UserInfo } from '../apimachinery/user-info';
-import { FieldError } from '../apimachinery/field-errors';
-import { StructSchema } from './schema/schema';
-import type { TableDefinition } from './table/table';
-import { KubeObject } from '../apimachinery/types';
+import { UserInfo } from '../../apimachinery/user-info';
+import { FieldError } from '../../apimachinery/field-errors';
+import { StructSchema } from './schema';
+import type { TableDefinition } from '../table/table';
+import { KubeObject } from '../../apimachinery/types';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 

@@ -1,5 +1,5 @@
-import { KubeObject } from '../apimachinery/types';
-import { LabelSelector } from '../api/validation/labels';
+import { KubeObject } from '../../apimachinery/types';
+import { LabelSelector } from '../../api/validation/labels';
 
 /** The RBAC kinds of rbac.authorization.platform.io/v1, as JSON bodies carry them. */
 
