@@ -2,8 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { negotiateResponse } from '../src/api/codec/negotiation';
 import { renderResponse } from '../src/api/codec/response';
 import { protobufCodec } from '../src/api/codec/protobuf/protobuf-codec';
-import { roleBindingType } from '../src/rbac/kinds';
-import type { KubeList } from '../src/api/types';
+import { roleBindingType } from '../src/rbac/kinds/kinds';
+import type { KubeList } from '../src/apimachinery/types';
 
 /**
  * Encode/decode cost of one 1,000-item RoleBinding list in each response format, measured

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { KubeObject } from '../src/api/types';
+import { KubeObject } from '../src/apimachinery/types';
 import { AuthorizationAttributes } from '../src/authorization/authorizer';
 import {
   CLUSTER_ROLE_BINDINGS_RESOURCE,

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
+import { objectKey } from '../src/apimachinery/store-key';
 import { ServerOptions } from '../src/config/options';
+import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
@@ -83,7 +85,7 @@ async function listPaging(server: BenchServer, label: string, items: number, pag
   await runConcurrent(items, 8, async (i) => {
     const name = `r-${String(i).padStart(6, '0')}`;
     await store.create(
-      { resource: 'rbac.authorization.platform.io/roles', namespace: 'bench-list', name },
+      objectKey(roleType, 'bench-list', name),
       { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', ...ROLE(name), metadata: { name, namespace: 'bench-list', uid: name, creationTimestamp: new Date().toISOString() } },
     );
   });

@@ -1,30 +1,29 @@
-import { Global, Module } from '@nestjs/common';
-import { ResponseNegotiation } from './codec/response-negotiation';
-import { ProtobufKindsCheck } from './codec/protobuf-kinds.check';
+import { Module } from '@nestjs/common';
+import { ResponseNegotiation } from './resources/response-negotiation';
+import { ProtobufKindsCheck } from './protobuf-kinds.check';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DiscoveryService } from './discovery/discovery.service';
 import { OpenApiController } from './discovery/openapi.controller';
 import { OpenApiService } from './discovery/openapi.service';
 import { OpenApiV2Controller } from './discovery/openapi-v2.controller';
 import { OpenApiV2Service } from './discovery/openapi-v2.service';
-import { ResourceRegistry } from './registry';
+import { ResourceRegistry } from './resources/registry';
 import { AdmissionChain } from './resources/admission';
 import { GenericStorageFactory } from './resources/generic-storage.factory';
 import { ResourceController } from './resources/resource.controller';
 import { ResourceHandler } from './resources/resource-handler';
 import { TargetResolver } from './resources/target-resolver';
 import { RequestOptionsPipe } from './resources/request-options.pipe';
-import { VersionController } from './version.controller';
+import { VersionController } from './discovery/version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
 import { ContinueTokenService } from './resources/continue-token.service';
-import { ChangeFeedService } from './watch/change-feed.service';
 
 /**
  * The generic API layer: the kind registry, the one resource controller, discovery and
- * version. Global, so feature modules can register kinds and admission plugins.
+ * version. Feature modules import it to register kinds and admission plugins. Its generic
+ * storages ask CREATE_PERMISSION_CHECK, which the server binds to the authorizer chain.
  */
-@Global()
 @Module({
   // The resource routes come first: express tries routes in registration order, and nearly
   // every request is a resource request (their patterns never match discovery paths).
@@ -38,7 +37,6 @@ import { ChangeFeedService } from './watch/change-feed.service';
     DiscoveryService,
     OpenApiService,
     OpenApiV2Service,
-    ChangeFeedService,
     ContinueTokenService,
     ProtobufKindsCheck,
     // Content negotiation is decided before the handler runs, so a 406 costs nothing.
@@ -51,6 +49,6 @@ import { ChangeFeedService } from './watch/change-feed.service';
       inject: [SERVER_OPTIONS],
     },
   ],
-  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory, ChangeFeedService],
+  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory],
 })
 export class ApiModule {}

@@ -1,8 +1,8 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { errors } from './errors';
-import { ApiRequest } from './request-context';
+import { errors } from '../apimachinery/errors';
+import { ApiRequest } from './request/request-context';
 import { parseMediaType } from './codec/media-type';
 import { PROTOBUF_MEDIA } from './codec/negotiation';
 

@@ -1,9 +1,9 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { ResourceRegistry } from './registry';
-import { ApiRequest } from './request-context';
-import { RequestInfo, resolveRequestInfo } from './request-info';
-import { apiVersionOf } from './resource-type';
+import { ResourceRegistry } from './resources/registry';
+import { ApiRequest } from './request/request-context';
+import { RequestInfo, resolveRequestInfo } from './request/request-info';
+import { apiVersionOf } from './schema/resource-type';
 
 /**
  * First stage of the pipeline: what the request is about, for authorization and handlers.

@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { errors, StatusError } from './errors';
+import { errors, StatusError } from '../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
 import { bodyFor, renderStatus } from './codec/response';
-import { ApiRequest } from './request-context';
+import { ApiRequest } from './request/request-context';
 
 const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
 

@@ -1,5 +1,5 @@
 import { All, Controller, Module } from '@nestjs/common';
-import { errors } from './errors';
+import { errors } from '../apimachinery/errors';
 
 /**
  * Every request no other route serves. It is an ordinary route, not a public one, so the

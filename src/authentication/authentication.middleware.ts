@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { ApiRequest } from '../api/request-context';
+import { ApiRequest } from '../api/request/request-context';
 import { Authenticator } from './authenticator';
 
 /** Second stage of the pipeline: who is calling (401 for a bad credential). */

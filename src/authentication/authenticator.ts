@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
-import { errors } from '../api/errors';
+import { errors } from '../apimachinery/errors';
 import { AuthenticationStrategy, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
-import { anonymousUser, UserInfo, withAuthenticatedGroup } from './user-info';
+import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */
 export interface AuthenticationSettings {

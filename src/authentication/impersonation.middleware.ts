@@ -1,11 +1,11 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { errors } from '../api/errors';
-import { ApiRequest } from '../api/request-context';
-import { forbiddenError } from '../authorization/authorization.guard';
+import { errors } from '../apimachinery/errors';
+import { ApiRequest } from '../api/request/request-context';
+import { forbiddenError } from '../authorization/forbidden';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { impersonationAttributes, impersonationFromHeaders, ImpersonationRequestError, isImpersonationHeader } from './impersonation';
-import { anonymousUser } from './user-info';
+import { anonymousUser } from '../apimachinery/user-info';
 
 /** Header lines as received: node joins repeated headers in req.headers, kube reads each one. */
 function headerPairs(raw: string[]): Array<[string, string]> {

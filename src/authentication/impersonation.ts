@@ -1,7 +1,7 @@
 import { validateNamespaceName, validateServiceAccountName } from '../api/validation/names';
 import { AuthorizationAttributes } from '../authorization/authorizer';
 import { resourceAttributes } from '../authorization/request-attributes';
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, UserInfo } from './user-info';
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, UserInfo } from '../apimachinery/user-info';
 
 /**
  * kube's impersonation filter, as pure functions: which identity the Impersonate-* headers

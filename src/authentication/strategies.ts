@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { TLSSocket } from 'node:tls';
 import { Strategy } from 'passport-strategy';
-import { UserInfo } from './user-info';
+import { UserInfo } from '../apimachinery/user-info';
 
 /**
  * Passport strategies, one per authentication method. Each says success (an identity),

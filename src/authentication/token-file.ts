@@ -1,5 +1,5 @@
 import { readConfigFile } from '../config/config-file';
-import { UserInfo } from './user-info';
+import { UserInfo } from '../apimachinery/user-info';
 
 export class TokenFileError extends Error {}
 

@@ -1,24 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { errors, StatusError } from '../api/errors';
-import { IS_PUBLIC } from '../api/public.decorator';
-import { ApiRequest } from '../api/request-context';
-import { anonymousUser } from '../authentication/user-info';
+import { IS_PUBLIC } from '../apimachinery/public.decorator';
+import { ApiRequest } from '../api/request/request-context';
+import { anonymousUser } from '../apimachinery/user-info';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { AuthorizationAttributes } from './authorizer';
 import { AuthorizerChain } from './authorizer-chain';
+import { forbiddenError } from './forbidden';
 import { attributesOf } from './request-attributes';
-
-/** kube's forbidden message for a denied request, plus the authorizer's reason. */
-export function forbiddenError(attrs: AuthorizationAttributes, reason?: string): StatusError {
-  const user = attrs.user.username;
-  const why = reason ? `: ${reason}` : '';
-  if (!attrs.isResourceRequest) return errors.forbidden('', `User "${user}" cannot ${attrs.verb} path "${attrs.path}"${why}`);
-  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  const scope = attrs.namespace ? `in the namespace "${attrs.namespace}"` : 'at the cluster scope';
-  const message = `User "${user}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}" ${scope}${why}`;
-  return errors.forbiddenResource({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, message);
-}
 
 /** Third stage of the pipeline: deny by default; public endpoints opt out explicitly. */
 @Injectable()

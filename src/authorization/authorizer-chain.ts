@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { UserInfo } from '../authentication/user-info';
+import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from './authorizer';
 import { recordAuthorizationDecision } from '../metrics/authorization-metrics';
 import { privilegedGroupAuthorizer } from './authorizers';
-import { aggregateErrors } from './rbac/aggregate-errors';
+import { aggregateErrors } from '../apimachinery/aggregate-errors';
 
 /**
  * The authorizer chain: system:masters first (before any mode, as kube does), then the

@@ -1,4 +1,4 @@
-import { UserInfo } from '../authentication/user-info';
+import { UserInfo } from '../apimachinery/user-info';
 import { FieldRequirement } from '../api/selectors/field-selector';
 import { LabelRequirement } from '../api/selectors/label-selector';
 

@@ -1,4 +1,4 @@
-import { SYSTEM_MASTERS } from '../authentication/user-info';
+import { SYSTEM_MASTERS } from '../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer';
 
 /** kube's privileged-group authorizer: members of system:masters may do anything. */

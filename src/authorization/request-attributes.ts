@@ -1,7 +1,7 @@
-import { RequestInfo } from '../api/request-info';
+import { RequestInfo } from '../api/request/request-info';
 import { FieldRequirement, parseFieldSelector } from '../api/selectors/field-selector';
 import { LabelRequirement, parseLabelSelector, SelectorParseError } from '../api/selectors/label-selector';
-import { UserInfo } from '../authentication/user-info';
+import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizationAttributes, SelectorAttribute } from './authorizer';
 
 /**

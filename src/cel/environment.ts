@@ -2,10 +2,10 @@ import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import { celLibrary, loadCelLibrary } from './cel-library';
 import { CelBudgetExceededError, CostMeter, EvaluationBudget, metered } from './cost';
 import { meterExpression } from './cost-instrumentation';
-import { registerListFunctions } from './extensions/lists';
-import { registerQuantityFunctions } from './extensions/quantity';
-import { registerRegexFunctions } from './extensions/regex';
-import { registerUrlFunctions } from './extensions/urls';
+import { registerListFunctions } from './lists-library';
+import { registerQuantityFunctions } from './quantity-library';
+import { registerRegexFunctions } from './regex-library';
+import { registerUrlFunctions } from './urls-library';
 import { compileRegex, RegexSyntaxError } from './regex';
 
 /** A CEL type as the library spells it: `string`, `list<string>`, `map<string, dyn>`, `kubernetes.URL`. */

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isIP } from 'node:net';
-import { DurationSyntaxError, parseGoDuration } from '../authorization/config/go-duration';
+import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, KNOWN_FEATURES } from './feature-gates';
 import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
 

@@ -1,5 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ResourceRegistry } from '../api/registry';
+import { ApiModule } from '../api/api.module';
+import { ResourceRegistry } from '../api/resources/registry';
 import { AdmissionChain } from '../api/resources/admission';
 import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
 import { ADMISSION_PLUGINS } from '../config/flags';
@@ -19,7 +20,7 @@ import { NODE_RESTRICTION_PLUGIN, NodeRestrictionAdmission } from './node-restri
  * on the generic storage. Registers the admission plugins: NamespaceLifecycle always,
  * NodeRestriction when `--enable-admission-plugins` names it.
  */
-@Module({ providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
+@Module({ imports: [ApiModule], providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
 export class CoreModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ResourceRegistry } from '../api/registry';
-import { StatusError } from '../api/errors';
-import { SYSTEM_USER } from '../authentication/user-info';
+import { ResourceRegistry } from '../api/resources/registry';
+import { StatusError } from '../apimachinery/errors';
+import { SYSTEM_USER } from '../apimachinery/user-info';
 import { SYSTEM_NAMESPACES } from './namespace-lifecycle';
 
 /** Creates default, kube-system and kube-public at every start when they are missing. */

@@ -1,10 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ResourceRegistry, storageResource } from '../api/registry';
-import { ChangeFeedService } from '../api/watch/change-feed.service';
-import { KubeObject } from '../api/types';
-import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../authentication/user-info';
+import { ResourceRegistry } from '../api/resources/registry';
+import { objectKey, storageResource } from '../apimachinery/store-key';
+import { ChangeFeedService } from '../storage/change-feed.service';
+import { KubeObject } from '../apimachinery/types';
+import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../apimachinery/user-info';
 import { KeyNotFoundError, OBJECT_STORE, ObjectStore, StaleRevisionError, StoredObject } from '../storage/object-store';
-import { NAMESPACES_RESOURCE } from './namespace-lifecycle';
+import { namespaceType } from './namespace';
 
 /** The finalizer kube's namespace controller owns in spec.finalizers. */
 export const NAMESPACE_FINALIZER = 'kubernetes';
@@ -59,7 +60,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
   async syncAll(): Promise<void> {
     let after: { namespace: string; name: string } | undefined;
     for (;;) {
-      const page = await this.store.list(NAMESPACES_RESOURCE, { after, limit: 500 });
+      const page = await this.store.list(storageResource(namespaceType), { after, limit: 500 });
       for (const ns of page.items) {
         if (this.stopped) return;
         if (ns.object.metadata.deletionTimestamp) await this.finalize(ns);
@@ -85,7 +86,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async removeFinalizer(name: string): Promise<void> {
-    const key = { resource: NAMESPACES_RESOURCE, namespace: '', name };
+    const key = objectKey(namespaceType, '', name);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await this.store.get(key);
       if (!current) return;

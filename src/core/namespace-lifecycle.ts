@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { errors } from '../api/errors';
+import { errors } from '../apimachinery/errors';
 import { AdmissionPlugin, AdmissionRequest } from '../api/resources/admission';
+import { objectKey } from '../apimachinery/store-key';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
+import { namespaceType } from './namespace';
 
 /** Namespaces the server creates at start and never lets anyone delete (kube's immortal ones). */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public'];
-
-export const NAMESPACES_RESOURCE = '/namespaces';
 
 /**
  * kube's NamespaceLifecycle admission: objects may only be created in a namespace that
@@ -27,7 +27,7 @@ export class NamespaceLifecycleAdmission implements AdmissionPlugin {
       return;
     }
     if (operation !== 'CREATE' || !target.type.namespaced) return;
-    const ns = await this.store.get({ resource: NAMESPACES_RESOURCE, namespace: '', name: target.namespace });
+    const ns = await this.store.get(objectKey(namespaceType, '', target.namespace));
     if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, target.namespace);
     if (ns.object.metadata.deletionTimestamp) {
       throw errors.forbiddenResource(

@@ -1,9 +1,9 @@
 import { GenericStorage } from '../api/resources/generic-storage';
 import { DeleteOptions, DeleteResult, Target } from '../api/resources/storage';
-import { nowTimestamp } from '../api/resources/system-metadata';
-import { KubeObject } from '../api/types';
+import { nowTimestamp } from '../apimachinery/system-metadata';
+import { KubeObject } from '../apimachinery/types';
 import { ObjectStore, StaleRevisionError } from '../storage/object-store';
-import { storageResource } from '../api/registry';
+import { objectKey } from '../apimachinery/store-key';
 
 /**
  * Namespace storage: the generic storage, except that DELETE of a namespace with
@@ -22,7 +22,7 @@ export class NamespaceStorage extends GenericStorage {
     for (let attempt = 0; ; attempt++) {
       // Existence, preconditions and admission (system namespaces) first, without writing.
       const checked = await super.delete(target, { ...opts, dryRun: true });
-      const current = await this.objects.get({ resource: storageResource(target.type), namespace: '', name: target.name });
+      const current = await this.objects.get(objectKey(target.type, '', target.name));
       if (!current) return checked;
       const ns = current.object as KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
       if (!ns.spec?.finalizers?.length && !ns.metadata.finalizers?.length) {

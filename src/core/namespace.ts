@@ -1,6 +1,6 @@
-import { FieldError, fieldErrors, FieldPath } from '../api/field-errors';
-import { ResourceStrategy, ResourceType } from '../api/resource-type';
-import { isPlainObject, KubeObject } from '../api/types';
+import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
+import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
+import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { validateNamespaceName } from '../api/validation/names';
 import { validateFinalizerName } from '../api/validation/object-meta';
 import { strList } from '../api/validation/shape';

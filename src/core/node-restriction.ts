@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { errors, StatusError } from '../api/errors';
-import { storageResource } from '../api/registry';
+import { errors, StatusError } from '../apimachinery/errors';
+import { objectKey } from '../apimachinery/store-key';
 import { AdmissionPlugin, AdmissionRequest } from '../api/resources/admission';
-import { jsonEqual } from '../api/resources/system-metadata';
-import { isPlainObject, KubeObject } from '../api/types';
+import { jsonEqual } from '../apimachinery/system-metadata';
+import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { list, record, str } from '../api/validation/shape';
-import { nodeIdentity } from '../authorization/node/node-identity';
+import { nodeIdentity } from '../authentication/node-identity';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
 import { nodeType } from './kinds/node';
 import { isMirrorPod, MIRROR_POD_ANNOTATION } from './kinds/pod';
@@ -75,7 +75,7 @@ export class NodeRestrictionAdmission implements AdmissionPlugin {
     }
     if (owner.controller !== true) throw deny(`node "${nodeName}" can only create pods with a controller owner reference set to itself`);
     if (owner.blockOwnerDeletion === true) throw deny(`node "${nodeName}" must not set blockOwnerDeletion on an owner reference`);
-    const node = await this.store.get({ resource: storageResource(nodeType), namespace: '', name: nodeName });
+    const node = await this.store.get(objectKey(nodeType, '', nodeName));
     if (!node) throw errors.notFound({ group: '', resource: 'node' }, nodeName);
     if (owner.uid !== node.object.metadata.uid) {
       throw deny(`node ${nodeName} UID mismatch: expected ${str(owner.uid)} got ${node.object.metadata.uid ?? ''}`);

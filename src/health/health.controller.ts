@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { errors } from '../api/errors';
-import { Public } from '../api/public.decorator';
+import { errors } from '../apimachinery/errors';
+import { Public } from '../apimachinery/public.decorator';
 import { HealthChecks, Probe } from './health-checks';
 
 function list(v: unknown): string[] {

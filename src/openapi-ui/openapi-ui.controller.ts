@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { dirname, join } from 'node:path';
-import { errors } from '../api/errors';
+import { errors } from '../apimachinery/errors';
 import { API_PAGE_HTML, API_PAGE_SCRIPT } from './api-page';
 
 /** Swagger UI's files the page loads, served from the installed package (no CDN). */

@@ -1,12 +1,16 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { ResourceRegistry } from '../api/registry';
+import { ApiModule } from '../api/api.module';
+import { ResourceRegistry } from '../api/resources/registry';
 import { AdmissionChain } from '../api/resources/admission';
 import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
+import { HealthModule } from '../health/health.module';
 import { ClusterRoleAggregationController } from './aggregation/clusterrole-aggregation-controller';
 import { DefaultPolicyReconciler } from './bootstrap/default-policy-reconciler';
 import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
 import { RbacEscalationAdmission } from './escalation/escalation-admission';
-import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds';
+import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/kinds';
 
 /**
  * The four RBAC kinds of rbac.authorization.platform.io/v1 on the generic storage, the
@@ -14,7 +18,10 @@ import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } fr
  * escalation prevention every write of those kinds passes (an admission plugin, so it
  * covers create, update, patch and apply alike).
  */
-@Module({ providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationAdmission] })
+@Module({
+  imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule, HealthModule],
+  providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationAdmission],
+})
 export class RbacModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

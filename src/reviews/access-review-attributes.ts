@@ -1,4 +1,4 @@
-import { UserInfo } from '../authentication/user-info';
+import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizationAttributes } from '../authorization/authorizer';
 import { nonResourceAttributes, resourceAttributes } from '../authorization/request-attributes';
 import { NonResourceAttributes, ResourceAttributes, SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from './review-types';

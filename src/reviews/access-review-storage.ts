@@ -1,7 +1,7 @@
-import { ResourceType, StrategyContext } from '../api/resource-type';
+import { ResourceType, StrategyContext } from '../api/schema/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
-import { KubeObject } from '../api/types';
-import { UserInfo } from '../authentication/user-info';
+import { KubeObject } from '../apimachinery/types';
+import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { reviewAttributes, reviewedUser, reviewEvaluationError, ReviewAttributeOptions } from './access-review-attributes';
 import { ReviewRequest } from './review-request';

@@ -1,8 +1,8 @@
-import { FieldError, fieldErrors, FieldPath } from '../api/field-errors';
-import { ObjectMeta } from '../api/types';
+import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
+import { ObjectMeta } from '../apimachinery/types';
 import { validateLabelName } from '../api/validation/labels';
 import { isValidLabelValue } from '../api/validation/names';
-import { goNonResourceAttributes, goObjectMeta } from './go-syntax';
+import { goNonResourceAttributes, goObjectMeta } from '../apimachinery/go-text';
 import {
   AccessReview,
   ResourceAttributes,

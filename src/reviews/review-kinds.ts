@@ -1,8 +1,8 @@
-import { FieldError } from '../api/field-errors';
-import { GroupVersionAlias } from '../api/registry';
-import { ResourceStrategy, ResourceType, StrategyContext } from '../api/resource-type';
+import { FieldError } from '../apimachinery/field-errors';
+import { GroupVersionAlias } from '../api/resources/registry';
+import { ResourceStrategy, ResourceType, StrategyContext } from '../api/schema/resource-type';
 import { StructSchema } from '../api/schema/schema';
-import { KubeObject } from '../api/types';
+import { KubeObject } from '../apimachinery/types';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from './access-review-validation';
 import {
   localSubjectAccessReviewSchema,

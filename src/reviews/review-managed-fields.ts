@@ -1,6 +1,6 @@
-import { ManagedFieldsEntry } from '../api/types';
+import { ManagedFieldsEntry } from '../apimachinery/types';
 import { Schema } from '../api/schema/schema';
-import { isPlainObject } from '../api/types';
+import { isPlainObject } from '../apimachinery/types';
 
 /**
  * What a review body's managed fields depend on: which fields it sets (struct fields and

@@ -1,15 +1,14 @@
 import { FieldManager } from '../api/apply/field-manager';
 import { managerOrUserAgent } from '../api/apply/manager-name';
-import { errors, StatusError } from '../api/errors';
-import { FieldError, fieldErrorBody } from '../api/field-errors';
-import { apiVersionOf, ResourceType } from '../api/resource-type';
+import { errors, StatusError } from '../apimachinery/errors';
+import { FieldError, fieldErrorBody } from '../apimachinery/field-errors';
+import { apiVersionOf, ResourceType } from '../api/schema/resource-type';
 import { Target, WriteOptions } from '../api/resources/storage';
-import { KubeObject, ObjectMeta } from '../api/types';
-import { goQuote } from '../api/validation/go-text';
-import { GoSyntax } from './go-syntax';
+import { KubeObject, ObjectMeta } from '../apimachinery/types';
+import { goQuote, GoSyntax } from '../apimachinery/go-text';
 import { ReviewObject } from './review-types';
 import { ReviewManagedFields } from './review-managed-fields';
-import { nowTimestamp } from '../api/resources/system-metadata';
+import { nowTimestamp } from '../apimachinery/system-metadata';
 
 /** How one apiVersion of a review kind records managed fields. */
 interface VersionFields {

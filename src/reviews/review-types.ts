@@ -1,4 +1,4 @@
-import { ObjectMeta } from '../api/types';
+import { ObjectMeta } from '../apimachinery/types';
 
 /**
  * The review kinds of authorization.platform.io/v1 and authentication.platform.io/v1 as

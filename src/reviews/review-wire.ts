@@ -1,4 +1,4 @@
-import { ObjectMeta } from '../api/types';
+import { ObjectMeta } from '../apimachinery/types';
 import { RuleResolution } from '../authorization/authorizer';
 import {
   NonResourceAttributes,

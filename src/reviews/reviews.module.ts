@@ -1,5 +1,7 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ResourceRegistry } from '../api/registry';
+import { ApiModule } from '../api/api.module';
+import { ResourceRegistry } from '../api/resources/registry';
+import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AccessReviewStorage, callerSubject, specSubject } from './access-review-storage';
@@ -21,7 +23,7 @@ import { SelfSubjectReviewStorage } from './self-subject-review-storage';
  * the authorizer chain (or reads the caller) and stores nothing. With
  * --kubectl-review-aliases they also answer at kube's group names, where kubectl posts.
  */
-@Module({})
+@Module({ imports: [ApiModule, AuthorizationModule] })
 export class ReviewsModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

@@ -1,5 +1,5 @@
-import { errors } from '../api/errors';
-import { ResourceType } from '../api/resource-type';
+import { errors } from '../apimachinery/errors';
+import { ResourceType } from '../api/schema/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { ReviewRequest } from './review-request';

@@ -1,9 +1,9 @@
 import { FieldRequirement, parseFieldSelector } from '../api/selectors/field-selector';
 import { LabelOperator, LabelRequirement, parseLabelSelector, SelectorParseError } from '../api/selectors/label-selector';
-import { goQuote } from '../api/validation/go-text';
+import { goQuote } from '../apimachinery/go-text';
 import { isQualifiedName, isValidLabelValue } from '../api/validation/names';
 import { SelectorAttribute } from '../authorization/authorizer';
-import { aggregateErrors } from '../authorization/rbac/aggregate-errors';
+import { aggregateErrors } from '../apimachinery/aggregate-errors';
 import { SelectorAttributes, SelectorRequirement } from './review-types';
 
 /**

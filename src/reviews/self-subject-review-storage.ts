@@ -1,6 +1,6 @@
-import { ResourceType } from '../api/resource-type';
+import { ResourceType } from '../api/schema/resource-type';
 import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
-import { nowTimestamp } from '../api/resources/system-metadata';
+import { nowTimestamp } from '../apimachinery/system-metadata';
 import { ReviewRequest } from './review-request';
 import { userInfoToWire } from './review-wire';
 

@@ -6,7 +6,7 @@ import { AuthenticationSettings } from '../authentication/authenticator';
 import { loadTokenFile } from '../authentication/token-file';
 import { loadAbacPolicies } from '../authorization/abac/abac-authorizer';
 import { AbacPolicy } from '../authorization/abac/abac-policy';
-import { loadStartupAuthorization, StartupAuthorization } from '../authorization/authorization-setup';
+import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
 import { FlagError } from '../config/flags';
 import { ServerOptions } from '../config/options';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';

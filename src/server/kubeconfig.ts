@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as YAML from 'yaml';
-import { SYSTEM_MASTERS } from '../authentication/user-info';
+import { SYSTEM_MASTERS } from '../apimachinery/user-info';
 import { issueClientCertificate, ServingMaterial } from './certificates';
 
 export const ADMIN_USER = 'platform-admin';

@@ -4,7 +4,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
-import { AppModule } from '../app.module';
+import { AppModule } from './app.module';
 import { FlagError } from '../config/flags';
 import { ServerOptions } from '../config/options';
 import { DataDirInUseError } from '../storage/data-dir-lock';

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { KubeObject } from '../api/types';
+import { KubeObject } from '../apimachinery/types';
 import { CHANGES_CHANNEL } from './change-notifier';
 import { buildListQuery } from './list-query';
 import {

@@ -1,4 +1,5 @@
-import { KubeObject } from '../api/types';
+import type { ObjectKey } from '../apimachinery/store-key';
+import { KubeObject } from '../apimachinery/types';
 
 /**
  * The store the generic resource layer talks to: an MVCC log in the spirit of etcd.
@@ -8,12 +9,7 @@ import { KubeObject } from '../api/types';
  * strings (they are int8 in PostgreSQL and may pass 2^53 in theory).
  */
 
-/** Identifies one object: `resource` is `<group>/<plural>` (`/namespaces` for core). */
-export interface ObjectKey {
-  resource: string;
-  namespace: string; // '' for cluster-scoped objects
-  name: string;
-}
+export type { ObjectKey } from '../apimachinery/store-key';
 
 export interface StoredObject {
   key: ObjectKey;

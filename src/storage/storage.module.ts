@@ -1,6 +1,9 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HealthChecks } from '../health/health-checks';
+import { HealthModule } from '../health/health.module';
+import { CHANGE_WAKEUPS } from './change-feed';
+import { ChangeFeedService } from './change-feed.service';
 import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
 import { Database } from './database';
@@ -11,8 +14,6 @@ import { OBJECT_STORE, ObjectStore } from './object-store';
 export const DATABASE = Symbol('DATABASE');
 /** The ChangeNotifier: LISTEN/NOTIFY on the change log. */
 export const CHANGE_NOTIFIER = Symbol('CHANGE_NOTIFIER');
-/** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
-export const CHANGE_WAKEUPS = Symbol('CHANGE_WAKEUPS');
 const COMPACTOR = Symbol('COMPACTOR');
 
 export interface StorageSettings {
@@ -45,7 +46,7 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
 /**
  * An open database (PostgreSQL or the embedded engine, migrated; opened before the
  * application is built, so a store that cannot open stops the start cleanly) behind the
- * ObjectStore interface.
+ * ObjectStore interface, and the change feed that follows its log.
  */
 @Module({})
 export class StorageModule {
@@ -53,6 +54,7 @@ export class StorageModule {
     return {
       module: StorageModule,
       global: true,
+      imports: [HealthModule],
       providers: [
         { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
@@ -68,9 +70,10 @@ export class StorageModule {
           useFactory: (store: ObjectStore) => new Compactor(store, settings.historyWindowSeconds * 1000),
           inject: [OBJECT_STORE],
         },
+        ChangeFeedService,
         StorageLifecycle,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS],
+      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService],
     };
   }
 }

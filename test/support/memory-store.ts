@@ -12,7 +12,7 @@ import {
   UidMismatchError,
   WritePreconditions,
 } from '../../src/storage/object-store';
-import { KubeObject } from '../../src/api/types';
+import { KubeObject } from '../../src/apimachinery/types';
 
 /** An in-memory ObjectStore with the MVCC semantics, for unit tests of code above the store. */
 export class MemoryStore implements ObjectStore {

@@ -1,4 +1,4 @@
-import { StatusError } from '../../src/api/errors';
+import { StatusError } from '../../src/apimachinery/errors';
 
 /** The Status error a call throws; any other outcome fails the test. */
 export function statusOf(fn: () => unknown): StatusError {

@@ -1,5 +1,5 @@
-import { errors } from '../errors';
-import { ResourceType } from '../resource-type';
+import { errors } from '../../apimachinery/errors';
+import { ResourceType } from '../schema/resource-type';
 import { childSchema, Schema } from '../schema/schema';
 import { docToValue, strictFieldError } from '../validation/document';
 import { FieldValidationDirective, strictWarnings } from '../validation/field-validation';

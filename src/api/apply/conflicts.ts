@@ -1,8 +1,9 @@
-import { StatusError } from '../errors';
+import { StatusError } from '../../apimachinery/errors';
 import { FieldSet } from './field-set';
 import { describePath, FieldPath } from './path-element';
 import { parseManagerIdentifier } from './managed-fields';
-import { compareStrings, goQuote } from './value';
+import { goQuote } from '../../apimachinery/go-text';
+import { compareStrings } from './value';
 
 /** A field the applier wants to change that another manager owns. */
 export interface Conflict {

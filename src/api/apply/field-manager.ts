@@ -1,6 +1,6 @@
 import { StructSchema } from '../schema/schema';
-import { KubeObject, setOwn } from '../types';
-import { nowTimestamp } from '../resources/system-metadata';
+import { KubeObject, setOwn } from '../../apimachinery/types';
+import { nowTimestamp } from '../../apimachinery/system-metadata';
 import { ApplyConflicts } from './conflicts';
 import { FieldSet } from './field-set';
 import { fieldsFromLastApplied, KUBECTL_MANAGER, refreshLastApplied } from './last-applied';
@@ -17,7 +17,7 @@ import {
 import { field } from './path-element';
 import { TypedValueError } from './typed-value';
 import { ManagerSets, Updater } from './updater';
-import { valuesEqual } from './value';
+import { jsonEqual } from '../../apimachinery/system-metadata';
 
 /** What the field manager needs to know about a kind. */
 export interface ManagedKind {
@@ -192,8 +192,8 @@ export function keepTimestampsOfNoopWrite(next: KubeObject, old: KubeObject): vo
   const oldEntries = old.metadata.managedFields;
   if (!nextEntries || !oldEntries || nextEntries.length !== oldEntries.length) return;
   const untimed = (entries: typeof nextEntries) => entries.map(({ time: _time, ...rest }) => rest);
-  if (!valuesEqual(untimed(nextEntries), untimed(oldEntries))) return;
+  if (!jsonEqual(untimed(nextEntries), untimed(oldEntries))) return;
   const withoutFields = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
-  if (!valuesEqual(withoutFields(next), withoutFields(old))) return;
+  if (!jsonEqual(withoutFields(next), withoutFields(old))) return;
   next.metadata.managedFields = oldEntries;
 }

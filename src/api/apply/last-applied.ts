@@ -1,5 +1,5 @@
 import { StructSchema } from '../schema/schema';
-import { KubeObject } from '../types';
+import { KubeObject } from '../../apimachinery/types';
 import { parseJsonWithinDepth } from '../validation/nesting';
 import { TOTAL_ANNOTATION_SIZE_LIMIT_B } from '../validation/object-meta';
 import { FieldSet } from './field-set';

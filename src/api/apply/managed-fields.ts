@@ -1,4 +1,4 @@
-import { ManagedFieldsEntry } from '../types';
+import { ManagedFieldsEntry } from '../../apimachinery/types';
 import { FieldSet } from './field-set';
 import { FieldsV1Error, fromFieldsV1, toFieldsV1 } from './fields-v1';
 import { compareStrings, goJsonString, isJsonObject } from './value';

@@ -1,5 +1,6 @@
 import { parseJsonWithinDepth } from '../validation/nesting';
-import { compareStrings, compareValues, describeValue, goJson, goJsonString, isJsonObject, JsonValue, valuesEqual } from './value';
+import { jsonEqual } from '../../apimachinery/system-metadata';
+import { compareStrings, compareValues, describeValue, goJson, goJsonString, isJsonObject, JsonValue } from './value';
 
 /**
  * One step of a field path, as structured-merge-diff names them: a field of a struct or
@@ -66,10 +67,10 @@ export function pathElementsEqual(a: PathElement, b: PathElement): boolean {
     case 'index':
       return a.index === (b as typeof a).index;
     case 'value':
-      return valuesEqual(a.value, (b as typeof a).value);
+      return jsonEqual(a.value, (b as typeof a).value);
     case 'key': {
       const other = (b as typeof a).fields;
-      return a.fields.length === other.length && a.fields.every((f, i) => f.name === other[i].name && valuesEqual(f.value, other[i].value));
+      return a.fields.length === other.length && a.fields.every((f, i) => f.name === other[i].name && jsonEqual(f.value, other[i].value));
     }
   }
 }

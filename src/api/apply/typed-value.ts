@@ -1,8 +1,9 @@
 import { ListSchema, Schema } from '../schema/schema';
 import { FieldSet } from './field-set';
 import { describePath, field, FieldPath, keyItem, PathElement, serializePathElement, valueItem } from './path-element';
-import { isJsonObject, JsonValue, valuesEqual } from './value';
-import { ownValue, setOwn } from '../types';
+import { jsonEqual } from '../../apimachinery/system-metadata';
+import { isJsonObject, JsonValue } from './value';
+import { ownValue, setOwn } from '../../apimachinery/types';
 import { unstructuredIntegerError } from '../validation/schema-decoder';
 
 /**
@@ -221,11 +222,11 @@ export function compare(lhs: unknown, rhs: unknown, schema: Schema): Comparison 
   const leaf = (path: PathElement[], l: unknown, r: unknown) => {
     if (l === undefined) result.added.insert(path);
     else if (r === undefined) result.removed.insert(path);
-    else if (!valuesEqual(l, r)) result.modified.insert(path);
+    else if (!jsonEqual(l, r)) result.modified.insert(path);
   };
   const walk = (path: PathElement[], l: unknown, r: unknown, s: Schema): void => {
     if (l === undefined && r === undefined) return;
-    if (l !== undefined && r !== undefined && valuesEqual(l, r)) return;
+    if (l !== undefined && r !== undefined && jsonEqual(l, r)) return;
     const shape = shapeOf(s);
     if (shape === 'list') {
       const ll = asList(l);
@@ -261,7 +262,7 @@ export function compare(lhs: unknown, rhs: unknown, schema: Schema): Comparison 
       if (lCount <= 1 && rCount <= 1) walk(itemPath, lo?.items[0], ro?.items[0], list.items);
       else if (lCount >= 2 && rCount >= 2) {
         // Duplicated before and after: the duplicates compare as one atomic value.
-        if (!valuesEqual(lo!.items, ro!.items)) result.modified.insert(itemPath);
+        if (!jsonEqual(lo!.items, ro!.items)) result.modified.insert(itemPath);
       } else if (lCount >= 2) {
         if (rCount) walk(itemPath, undefined, ro!.items[0], list.items);
         result.removed.insert(itemPath);

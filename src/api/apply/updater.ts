@@ -11,7 +11,7 @@ import {
   removeItems,
   toFieldSet,
 } from './typed-value';
-import { valuesEqual } from './value';
+import { jsonEqual } from '../../apimachinery/system-metadata';
 
 /** Field sets by manager identifier. */
 export type ManagerSets = Map<string, VersionedSet>;
@@ -61,7 +61,7 @@ export class Updater {
     reconciled.set(manager, { set, apiVersion: this.apiVersion, applied: true });
     merged = this.prune(merged, reconciled, lastSet);
     const { managers: out } = this.takeOwnership(live, merged, reconciled, manager, force);
-    return { object: valuesEqual(live, merged) ? undefined : merged, managers: out };
+    return { object: jsonEqual(live, merged) ? undefined : merged, managers: out };
   }
 
   /**

@@ -1,3 +1,5 @@
+import { goQuote } from '../../apimachinery/go-text';
+
 /**
  * JSON values as kube's structured-merge-diff handles them: a total order (used to sort set
  * items in field sets), the human form used in conflict messages, and the compact JSON of
@@ -75,22 +77,6 @@ export function compareValues(a: JsonValue, b: JsonValue): number {
   }
 }
 
-/** Deep equality of JSON values, object key order ignored. */
-export function valuesEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => valuesEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && valuesEqual(ao[k], bo[k]));
-}
-
 const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
 /** A string as Go's encoding/json writes it (HTML characters escaped). */
@@ -106,30 +92,6 @@ export function goJson(v: JsonValue): string {
   if (Array.isArray(v)) return `[${v.map(goJson).join(',')}]`;
   const keys = Object.keys(v).sort(compareStrings);
   return `{${keys.map((k) => `${goJsonString(k)}:${goJson(v[k])}`).join(',')}}`;
-}
-
-const GO_QUOTE_ESCAPES: Record<string, string> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '"': '\\"',
-  '\\': '\\\\',
-};
-
-/** Go's %q of a string: double-quoted with Go escapes for control characters. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (GO_QUOTE_ESCAPES[ch]) out += GO_QUOTE_ESCAPES[ch];
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
 }
 
 /** The human form structured-merge-diff prints values in (value.ToString): strings %q-quoted. */

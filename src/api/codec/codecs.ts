@@ -1,7 +1,7 @@
 import * as YAML from 'yaml';
-import { errors } from '../errors';
-import { isPlainObject } from '../types';
-import type { ResourceType } from '../resource-type';
+import { errors } from '../../apimachinery/errors';
+import { isPlainObject } from '../../apimachinery/types';
+import type { ResourceType } from '../schema/resource-type';
 import { parseMediaType } from './media-type';
 import { acceptedMediaTypes, JSON_MEDIA, PROTOBUF_MEDIA } from './negotiation';
 import { renderCapabilitiesOf } from './kind-rendering';

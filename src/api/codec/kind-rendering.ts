@@ -1,4 +1,4 @@
-import type { ResourceType } from '../resource-type';
+import type { ResourceType } from '../schema/resource-type';
 import { DEFAULT_COLUMNS } from '../table/columns';
 import { TableDefinition } from '../table/table';
 import { RenderCapabilities } from './negotiation';

@@ -1,4 +1,4 @@
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 import { MediaType, parseAccept } from './media-type';
 
 /**

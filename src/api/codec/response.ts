@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Status } from '../types';
+import type { Status } from '../../apimachinery/types';
 import { contentEncode } from './compression';
 import { negotiateErrorSerializer, RenderCapabilities, ResponseFormat } from './negotiation';
 import { MEDIA_TYPES, serializeForResponse } from './serializers';

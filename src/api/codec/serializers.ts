@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import type { ResourceType } from '../resource-type';
+import type { ResourceType } from '../schema/resource-type';
 import { protobufMessageFor } from './kind-rendering';
 import { JSON_MEDIA, PROTOBUF_MEDIA, SerializerName, YAML_MEDIA } from './negotiation';
 import { protobufCodec } from './protobuf/protobuf-codec';

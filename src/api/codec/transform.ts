@@ -1,7 +1,7 @@
-import { StatusError } from '../errors';
-import { apiVersionOf, ResourceType } from '../resource-type';
+import { StatusError } from '../../apimachinery/errors';
+import { apiVersionOf, ResourceType } from '../schema/resource-type';
 import { partialObjectMetadata, parseIncludeObject, toTable } from '../table/table';
-import { isPlainObject, KubeList, KubeObject } from '../types';
+import { isPlainObject, KubeList, KubeObject } from '../../apimachinery/types';
 import { tableDefinitionOf } from './kind-rendering';
 import { Transform } from './negotiation';
 

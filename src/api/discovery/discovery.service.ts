@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { errors } from '../errors';
-import { ResourceRegistry } from '../registry';
+import { errors } from '../../apimachinery/errors';
+import { ResourceRegistry } from '../resources/registry';
 
 /**
  * Legacy (v1) discovery documents generated from the registry: kubectl reads these to

@@ -1,5 +1,5 @@
-import { COMPATIBLE_KUBE_VERSION } from '../version.controller';
-import { ResourceType } from '../resource-type';
+import { COMPATIBLE_KUBE_VERSION } from './version.controller';
+import { ResourceType } from '../schema/resource-type';
 
 /** The `info` of every OpenAPI document the server publishes (kube puts its release there). */
 export const OPENAPI_INFO = {

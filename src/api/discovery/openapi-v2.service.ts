@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { parseAccept } from '../codec/media-type';
-import { ResourceRegistry } from '../registry';
+import { ResourceRegistry } from '../resources/registry';
 import { encodeGnosticDocument } from './gnostic-encoding';
 import { buildSwaggerDocument } from './swagger-document';
 import { SwaggerDocument } from './swagger-types';

@@ -1,4 +1,4 @@
-import { ResourceType } from '../resource-type';
+import { ResourceType } from '../schema/resource-type';
 import { OPENAPI_INFO } from './openapi-names';
 import { BEARER_TOKEN, describeKinds } from './swagger-document';
 import { HTTP_METHODS, SwaggerOperation, SwaggerParameter, SwaggerPathItem, SwaggerResponse, SwaggerSchema } from './swagger-types';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { errors } from '../errors';
-import { ResourceRegistry } from '../registry';
+import { errors } from '../../apimachinery/errors';
+import { ResourceRegistry } from '../resources/registry';
 import { buildOpenApi3Document, OpenApi3Document } from './openapi-v3-document';
 
 /**

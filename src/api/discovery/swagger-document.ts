@@ -1,6 +1,6 @@
 import { listMetaSchema } from '../schema/meta';
 import { TYPE_META_DESCRIPTIONS } from '../schema/schema';
-import { apiVersionOf, ResourceType } from '../resource-type';
+import { apiVersionOf, ResourceType } from '../schema/resource-type';
 import { META_PACKAGE, OPENAPI_INFO, packageOf, schemaName } from './openapi-names';
 import { OpenApiDialect, SwaggerDefinitions } from './swagger-definitions';
 import { defineMetaTypes, metaTypes } from './swagger-meta';

@@ -1,6 +1,6 @@
 import * as meta from '../schema/meta';
 import { any, atomicList, field, integer, string, struct, StructSchema, TYPE_META_DESCRIPTIONS } from '../schema/schema';
-import { deleteOptionsSchema } from '../resources/request-options';
+import { deleteOptionsSchema } from '../request/request-options';
 import { META_PACKAGE } from './openapi-names';
 import { SwaggerDefinitions } from './swagger-definitions';
 import { SwaggerSchema } from './swagger-types';

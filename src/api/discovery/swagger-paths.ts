@@ -1,6 +1,6 @@
 import { JSON_MEDIA, PROTOBUF_MEDIA, YAML_MEDIA } from '../codec/negotiation';
 import { PATCH_MEDIA_TYPES } from '../patch/patch-types';
-import { ResourceType, Verb } from '../resource-type';
+import { ResourceType, Verb } from '../schema/resource-type';
 import { operationGroup } from './openapi-names';
 import { OpenApiDialect } from './swagger-definitions';
 import { MetaRefs } from './swagger-meta';

@@ -1,5 +1,5 @@
-import { isPlainObject, ownValue, setOwn } from '../types';
-import { jsonEqual } from '../resources/system-metadata';
+import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
+import { jsonEqual } from '../../apimachinery/system-metadata';
 import { Bracket, MAX_NESTING_DEPTH, valueTooDeep } from '../validation/nesting';
 
 /**

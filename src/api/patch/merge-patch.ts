@@ -1,4 +1,4 @@
-import { isPlainObject, ownValue, setOwn } from '../types';
+import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
 
 /**
  * RFC 7386 JSON merge patch as kube applies it (gopkg.in/evanphx/json-patch.v4's

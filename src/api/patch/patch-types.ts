@@ -1,5 +1,5 @@
 import { parseMediaType } from '../codec/media-type';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 
 /** The patch formats a PATCH request selects by its Content-Type. */
 export const JSON_PATCH = 'application/json-patch+json';

@@ -1,9 +1,9 @@
-import { errors, StatusError } from '../errors';
-import { fieldErrorBody, fieldErrors } from '../field-errors';
-import { ResourceType } from '../resource-type';
+import { errors, StatusError } from '../../apimachinery/errors';
+import { fieldErrorBody, fieldErrors } from '../../apimachinery/field-errors';
+import { ResourceType } from '../schema/resource-type';
 import { DocNode, docToValue, docTypeName, duplicateFields, float64OverflowError, overflowingNumber, valueToDoc } from '../validation/document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
-import { goValue, sortedJson } from '../validation/go-text';
+import { goValue, sortedJson } from '../../apimachinery/go-text';
 import { JsonSyntaxError, parseJsonDocument } from '../validation/json-document';
 import { decodeBySchema, DecodeDialect } from '../validation/schema-decoder';
 import { applyJsonPatch, JsonPatchApplyError, JsonPatchDepthError } from './json-patch';

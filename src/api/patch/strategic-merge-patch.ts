@@ -1,6 +1,6 @@
 import { childSchema, ListSchema, Schema } from '../schema/schema';
-import { isPlainObject, ownValue, setOwn } from '../types';
-import { goKind, goValue } from '../validation/go-text';
+import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
+import { goKind, goValue } from '../../apimachinery/go-text';
 
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`), applied server-side as

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { KubeObject } from '../types';
+import { KubeObject } from '../../apimachinery/types';
 import { Target, WriteOptions } from './storage';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';

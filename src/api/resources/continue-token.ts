@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 
 /**
  * Continue tokens of chunked lists: the snapshot revision and the last key returned,

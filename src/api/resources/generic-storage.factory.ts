@@ -1,15 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
-import { AuthorizerChain } from '../../authorization/authorizer-chain';
-import { createPermissionCheck } from '../apply/create-authorization';
-import { ResourceType } from '../resource-type';
-import { ChangeFeedService } from '../watch/change-feed.service';
+import { ResourceType } from '../schema/resource-type';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { AdmissionChain } from './admission';
 import { ContinueTokenService } from './continue-token.service';
-import { GenericStorage } from './generic-storage';
+import { CreatePermissionCheck, GenericStorage } from './generic-storage';
 
 /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (kube: about a minute). */
 export const BOOKMARK_INTERVAL_MS = Symbol('BOOKMARK_INTERVAL_MS');
+
+/**
+ * The CreatePermissionCheck of the generic storages. Authorization sits above this layer,
+ * so the server binds this token to its authorizer chain.
+ */
+export const CREATE_PERMISSION_CHECK = Symbol('CREATE_PERMISSION_CHECK');
 
 /** Builds the generic storage of a kind; feature modules call it when they register kinds. */
 @Injectable()
@@ -20,7 +24,7 @@ export class GenericStorageFactory {
     private readonly feed: ChangeFeedService,
     private readonly continueTokens: ContinueTokenService,
     @Inject(BOOKMARK_INTERVAL_MS) private readonly bookmarkIntervalMs: number,
-    private readonly authorizers: AuthorizerChain,
+    @Inject(CREATE_PERMISSION_CHECK) private readonly authorizeCreate: CreatePermissionCheck,
   ) {}
 
   create(type: ResourceType): GenericStorage {
@@ -38,7 +42,7 @@ export class GenericStorageFactory {
         continueTokens: this.continueTokens,
         bookmarkIntervalMs: this.bookmarkIntervalMs,
         // A PUT or apply that creates is authorized as update/patch; creating needs `create` too.
-        authorizeCreate: createPermissionCheck(this.authorizers),
+        authorizeCreate: this.authorizeCreate,
       },
     ];
   }

@@ -1,9 +1,10 @@
-import { apiVersionOf, ResourceType, StrategyContext } from '../resource-type';
-import { errors, StatusError, successStatus } from '../errors';
-import { FieldError, fieldErrors } from '../field-errors';
-import { isPlainObject, KubeList, KubeObject, Status } from '../types';
+import { apiVersionOf, ResourceType, StrategyContext } from '../schema/resource-type';
+import { errors, StatusError, successStatus } from '../../apimachinery/errors';
+import { FieldError, fieldErrors } from '../../apimachinery/field-errors';
+import { isPlainObject, KubeList, KubeObject, Status } from '../../apimachinery/types';
+import { UserInfo } from '../../apimachinery/user-info';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta';
-import { storageResource } from '../registry';
+import { objectKey, storageResource } from '../../apimachinery/store-key';
 import {
   Change,
   isStorableKeyPart,
@@ -17,7 +18,7 @@ import {
 } from '../../storage/object-store';
 import { parseFieldSelector } from '../selectors/field-selector';
 import { parseLabelSelector, SelectorParseError } from '../selectors/label-selector';
-import { ChangeFeedService } from '../watch/change-feed.service';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { WatchEvent, WatchStream } from '../watch/watch-stream';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { getSemantics, listSemantics, ListQuery, WatchStart, watchSemantics } from './resource-version';
@@ -26,7 +27,6 @@ import { applyPatch, parsePatch } from '../patch/patcher';
 import { isApplyPatch, nonApplyPatchType } from '../patch/patch-types';
 import { decodeApplyConfiguration } from '../apply/apply-request';
 import { ApplyConflicts } from '../apply/conflicts';
-import { CreatePermissionCheck } from '../apply/create-authorization';
 import { FieldManager, keepTimestampsOfNoopWrite } from '../apply/field-manager';
 import { managerOrUserAgent } from '../apply/manager-name';
 import { DEFAULT_FIELD_VALIDATION } from '../validation/field-validation';
@@ -39,7 +39,7 @@ import {
   WriteOptions,
   WriteResult,
 } from './storage';
-import { deepClone, fillCreateMetadata, generatedName, jsonEqual, nowTimestamp, pinUpdateMetadata } from './system-metadata';
+import { deepClone, fillCreateMetadata, generatedName, jsonEqual, nowTimestamp, pinUpdateMetadata } from '../../apimachinery/system-metadata';
 
 /** How often a generateName collision or an unconditional write's conflict is retried. */
 const MAX_RETRIES = 8;
@@ -53,6 +53,14 @@ const WATCH_IDLE_WAKE_MS = 5000;
 const TOO_LARGE_RV_WAIT_MS = 3000;
 /** Fields every kind can be selected by; a kind's type adds its own (selectableFields). */
 const METADATA_FIELDS = ['metadata.name', 'metadata.namespace'];
+
+/**
+ * Asks whether the caller of a write that would create an object may create it; throws
+ * kube's 403 when not. The generic storage calls it when a PUT or an apply (authorized as
+ * `update` or `patch`) finds no object and creates one, as kube wraps the create
+ * validation of those requests in a `create` authorization check.
+ */
+export type CreatePermissionCheck = (target: Target, user: UserInfo) => Promise<void>;
 
 /** What the generic storage needs besides the store: the change feed and continue tokens. */
 export interface GenericStorageDeps {
@@ -691,7 +699,7 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   private key(target: Target): ObjectKey {
-    return { resource: storageResource(this.type), namespace: this.type.namespaced ? target.namespace : '', name: target.name };
+    return objectKey(this.type, target.namespace, target.name);
   }
 
   private context(target: Target, opts: WriteOptions): StrategyContext {

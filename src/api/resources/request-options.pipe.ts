@@ -1,8 +1,8 @@
 import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
-import { ResponseNegotiation } from '../codec/response-negotiation';
+import { ResponseNegotiation } from './response-negotiation';
 import { deleteOptionsBody } from '../codec/protobuf/protobuf-body';
-import { ApiRequest } from '../request-context';
-import { parseRequestWriteOptions, RequestWriteOptions } from './request-options';
+import { ApiRequest } from '../request/request-context';
+import { parseRequestWriteOptions, RequestWriteOptions } from '../request/request-options';
 
 /** The verbs whose requests carry write options. */
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);

@@ -1,19 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { anonymousUser, UserInfo } from '../../authentication/user-info';
+import { anonymousUser, UserInfo } from '../../apimachinery/user-info';
 import { renderCapabilitiesOf } from '../codec/kind-rendering';
 import { negotiateResponse, prettyRequested, ResponseFormat } from '../codec/negotiation';
 import { renderResponse, sendRendered } from '../codec/response';
-import { WatchEventEncoder, watchEventEncoder } from '../codec/watch-encoder';
-import { errors } from '../errors';
-import { ApiRequest } from '../request-context';
-import { ResourceType } from '../resource-type';
+import { WatchEventEncoder, watchEventEncoder } from '../watch/watch-encoder';
+import { errors } from '../../apimachinery/errors';
+import { ApiRequest } from '../request/request-context';
+import { ResourceType } from '../schema/resource-type';
 import { FieldValidationDirective } from '../validation/field-validation';
-import { deleteOptionsFor, writeOptionsFor } from './request-options';
-import { decodeObjectRequest } from '../validation/object-decoder';
+import { decodeObjectRequest } from '../codec/object-decoder';
 import { addWarning, warningSink } from './warnings';
 import { writeOptionsOf } from './request-options.pipe';
-import { ReadOptions } from './storage';
+import { deleteOptionsFor, ReadOptions, writeOptionsFor } from './storage';
 import { ResolvedRequest, TargetResolver } from './target-resolver';
 import { WatchStream } from '../watch/watch-stream';
 

@@ -1,4 +1,4 @@
-import { errors } from '../errors';
+import { errors } from '../../apimachinery/errors';
 
 /**
  * The resource-version semantics of get, list and watch (the conventions' tables), as a

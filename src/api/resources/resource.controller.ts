@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Patch, Post, Put, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiRequest } from '../request-context';
+import { ApiRequest } from '../request/request-context';
 import { RequestOptionsPipe, ResourceRequest } from './request-options.pipe';
 import { ResourceHandler } from './resource-handler';
 

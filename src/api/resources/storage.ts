@@ -1,8 +1,9 @@
-import { UserInfo } from '../../authentication/user-info';
-import { ResourceType, Verb } from '../resource-type';
-import { GroupResource, KubeList, KubeObject, Status } from '../types';
+import { UserInfo } from '../../apimachinery/user-info';
+import { ResourceType, Verb } from '../schema/resource-type';
+import { GroupResource, KubeList, KubeObject, Status } from '../../apimachinery/types';
 import { WatchStream } from '../watch/watch-stream';
 import type { FieldValidationDirective } from '../validation/field-validation';
+import type { RequestWriteOptions } from '../request/request-options';
 
 /** Where a request points: the kind, and the namespace/name from the path. */
 export interface Target {
@@ -85,3 +86,17 @@ export const VERB_METHODS: Record<Verb, keyof ResourceStorage> = {
   delete: 'delete',
   deletecollection: 'deleteCollection',
 };
+
+/** The storage's WriteOptions for a request's parsed options. */
+export function writeOptionsFor(parsed: RequestWriteOptions, user: UserInfo, warn?: (message: string) => void, userAgent?: string): WriteOptions {
+  const opts: WriteOptions = { user, dryRun: parsed.dryRun, fieldManager: parsed.fieldManager, ifMatch: parsed.ifMatch, fieldValidation: parsed.fieldValidation };
+  if (parsed.force !== undefined) opts.force = parsed.force;
+  if (warn) opts.warn = warn;
+  if (userAgent) opts.userAgent = userAgent;
+  return opts;
+}
+
+/** The storage's DeleteOptions for a DELETE's parsed options. */
+export function deleteOptionsFor(parsed: RequestWriteOptions, user: UserInfo): DeleteOptions {
+  return { user, dryRun: parsed.dryRun, fieldValidation: parsed.fieldValidation, ...(parsed.delete ?? {}) };
+}

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { errors } from '../errors';
-import { RegisteredResource, ResourceRegistry } from '../registry';
-import { RequestInfo } from '../request-info';
-import { Verb } from '../resource-type';
+import { errors } from '../../apimachinery/errors';
+import { RegisteredResource, ResourceRegistry } from './registry';
+import { RequestInfo } from '../request/request-info';
+import { Verb } from '../schema/resource-type';
 import { ResourceStorage, Target } from './storage';
 
 /** The verbs served on a single object's path. */

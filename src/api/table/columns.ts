@@ -1,4 +1,4 @@
-import { KubeObject } from '../types';
+import { KubeObject } from '../../apimachinery/types';
 import { ageOf } from './human-duration';
 import { TableColumn } from './table';
 

@@ -1,5 +1,5 @@
-import { errors } from '../errors';
-import { isPlainObject, KubeList, KubeObject, ListMeta } from '../types';
+import { errors } from '../../apimachinery/errors';
+import { isPlainObject, KubeList, KubeObject, ListMeta } from '../../apimachinery/types';
 
 /**
  * Server-side printing (`Accept: application/json;as=Table;g=meta.platform.io;v=v1`): a

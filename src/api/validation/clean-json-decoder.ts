@@ -1,5 +1,5 @@
 import { ScalarSchema, Schema, StructSchema } from '../schema/schema';
-import { isPlainObject } from '../types';
+import { isPlainObject } from '../../apimachinery/types';
 import { MAX_NESTING_DEPTH } from './nesting';
 import { zeroOf } from './schema-decoder';
 

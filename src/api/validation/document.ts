@@ -1,5 +1,5 @@
-import { isPlainObject, setOwn } from '../types';
-import { goQuote } from './go-text';
+import { isPlainObject, setOwn } from '../../apimachinery/types';
+import { goQuote } from '../../apimachinery/go-text';
 
 /**
  * A decoded JSON or YAML document as written, before any schema is applied: object keys

@@ -1,4 +1,4 @@
-import { FieldError, fieldErrors, FieldPath } from '../field-errors';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { isQualifiedName, isValidLabelValue } from './names';
 import { str, strList, strRecord, list } from './shape';
 

@@ -1,6 +1,7 @@
-import { FieldError, fieldErrors, FieldPath } from '../field-errors';
-import { NameValidator } from '../resource-type';
-import { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../types';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { goStringSlice } from '../../apimachinery/go-text';
+import { NameValidator } from '../schema/resource-type';
+import { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../../apimachinery/types';
 import { validateLabels } from './labels';
 import { byteLength, isQualifiedName, validateNamespaceName } from './names';
 import { list, str, strList, strRecord } from './shape';
@@ -31,11 +32,6 @@ export interface ObjectMetaValidationOptions {
  */
 function tooLong(path: FieldPath, value: unknown, maxBytes: number): FieldError {
   return { ...fieldErrors.tooLong(path, value, maxBytes), detail: `must have at most ${maxBytes} bytes` };
-}
-
-/** Go's %#v of a []string, used verbatim inside some of kube's details. */
-function goStringSlice(values: string[]): string {
-  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
 }
 
 // ---- create and update --------------------------------------------------------------

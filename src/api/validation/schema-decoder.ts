@@ -1,7 +1,7 @@
 import { childSchema, ListSchema, MapSchema, ScalarSchema, Schema, StructSchema } from '../schema/schema';
-import { isPlainObject, setOwn } from '../types';
+import { isPlainObject, setOwn } from '../../apimachinery/types';
 import { DocNode, docToValue, docTypeName, strictFieldError } from './document';
-import { goKind } from './go-text';
+import { goKind } from '../../apimachinery/go-text';
 
 /**
  * Decoding a document into a kind by its schema: what kube's decoder does when it reads

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../types';
+import { isPlainObject } from '../../apimachinery/types';
 
 /**
  * Readers for values a validator looks at. JSON types are checked once, when a body is

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { readConfigFile } from '../../config/config-file';
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from '../authorizer';
 import { AbacPolicy, parsePolicyFile, PolicyLoadError } from './abac-policy';
 

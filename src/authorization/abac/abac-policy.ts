@@ -1,4 +1,4 @@
-import { ALL_AUTHENTICATED } from '../../authentication/user-info';
+import { ALL_AUTHENTICATED } from '../../apimachinery/user-info';
 
 /**
  * kube's ABAC policy file: one JSON object per line (so files concatenate and errors have

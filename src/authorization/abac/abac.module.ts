@@ -1,4 +1,5 @@
 import { Inject, Module } from '@nestjs/common';
+import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { AbacAuthorizer } from './abac-authorizer';
 import { AbacPolicy } from './abac-policy';
@@ -11,7 +12,7 @@ export const ABAC_POLICIES = Symbol('ABAC_POLICIES');
  * start, as kube does; a file that cannot be read or has a bad line stops the start (with
  * the file name and line number) before the store opens.
  */
-@Module({})
+@Module({ imports: [AuthorizationModule] })
 export class AbacModule {
   constructor(factories: AuthorizerFactories, @Inject(ABAC_POLICIES) policies: AbacPolicy[] | null) {
     factories.register('ABAC', (entry) => {

@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { DurationSyntaxError, parseGoDuration } from './go-duration';
+import { DurationSyntaxError, parseGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZATION_CONFIG_GROUP,
   AUTHORIZATION_CONFIG_KIND,

@@ -1,7 +1,8 @@
 import { readConfigFile } from '../../config/config-file';
 import { compileMatchCondition, matchConditionEnvironment } from '../webhook/match-conditions';
 import { ConfigDecodeError, decodeAuthorizationConfiguration } from './decode';
-import { aggregateMessage, fieldErrorText } from './field-error-text';
+import { aggregateErrors } from '../../apimachinery/aggregate-errors';
+import { fieldErrorText } from './field-error-text';
 import { AuthorizationConfiguration } from './types';
 import { validateAuthorizationConfiguration, validateServerRequirements } from './validation';
 
@@ -38,8 +39,8 @@ export async function loadAuthorizationConfiguration(data: string, options: Load
   }
   const env = await matchConditionEnvironment(options.withSelectors);
   const fieldErrs = validateAuthorizationConfiguration(config, (expression) => compileMatchCondition(env, expression));
-  if (fieldErrs.length) throw new AuthorizationConfigError(aggregateMessage(fieldErrs.map(fieldErrorText)));
+  if (fieldErrs.length) throw new AuthorizationConfigError(aggregateErrors(fieldErrs.map(fieldErrorText)));
   const serverErrs = validateServerRequirements(config, options.requiredNonWebhookTypes ?? new Set());
-  if (serverErrs.length) throw new AuthorizationConfigError(aggregateMessage(serverErrs));
+  if (serverErrs.length) throw new AuthorizationConfigError(aggregateErrors(serverErrs));
   return config;
 }

@@ -1,3 +1,7 @@
+import type { WebhookConfiguration } from '../webhook/webhook-configuration';
+
+export type { WebhookConfiguration } from '../webhook/webhook-configuration';
+
 /**
  * AuthorizationConfiguration (`apiserver.config.platform.io/v1` and `v1beta1`), after
  * decoding and defaulting: the ordered authorizer chain of `--authorization-config`.
@@ -17,27 +21,6 @@ export const REPEATABLE_AUTHORIZER_TYPES = ['Webhook'];
 export const CONNECTION_KUBECONFIG_FILE = 'KubeConfigFile';
 export const CONNECTION_KUBECONFIG_ALIAS = 'KubeConfig';
 export const CONNECTION_IN_CLUSTER = 'InClusterConfig';
-
-export type FailurePolicy = 'NoOpinion' | 'Deny';
-
-export interface WebhookMatchCondition {
-  expression: string;
-}
-
-export interface WebhookConfiguration {
-  /** How long an allow answer is cached (default 5m). */
-  authorizedTTLMs: number;
-  cacheAuthorizedRequests: boolean;
-  /** How long any other answer is cached (default 30s). */
-  unauthorizedTTLMs: number;
-  cacheUnauthorizedRequests: boolean;
-  timeoutMs: number;
-  subjectAccessReviewVersion: string;
-  matchConditionSubjectAccessReviewVersion: string;
-  failurePolicy: string;
-  connectionInfo: { type: string; kubeConfigFile?: string };
-  matchConditions: WebhookMatchCondition[];
-}
 
 export interface AuthorizerConfiguration {
   type: string;

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { isDNS1123Subdomain } from '../../api/validation/names';
-import { formatGoDuration } from './go-duration';
+import { formatGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZER_TYPES,
   AuthorizationConfiguration,

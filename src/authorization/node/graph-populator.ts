@@ -1,6 +1,8 @@
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 import { record, str } from '../../api/validation/shape';
-import { isMirrorPod } from '../../core/kinds/pod';
+import { storageResource } from '../../apimachinery/store-key';
+import { persistentVolumeType } from '../../core/kinds/persistent-volume';
+import { isMirrorPod, podType } from '../../core/kinds/pod';
 import { persistentVolumeSecretRefs, podClaimNames, podConfigMapNames, podSecretNames } from '../../core/kinds/references';
 import { Change } from '../../storage/object-store';
 import { NodeGraph, PersistentVolumeRelations, PodRelations } from './graph';
@@ -12,8 +14,8 @@ import { NodeGraph, PersistentVolumeRelations, PodRelations } from './graph';
  */
 
 /** The store keys of the kinds the graph follows. */
-export const PODS_RESOURCE = '/pods';
-export const PERSISTENT_VOLUMES_RESOURCE = '/persistentvolumes';
+export const PODS_RESOURCE = storageResource(podType);
+export const PERSISTENT_VOLUMES_RESOURCE = storageResource(persistentVolumeType);
 
 export function podRelations(pod: KubeObject): PodRelations {
   const spec = record(pod.spec);

@@ -1,5 +1,6 @@
 import { Inject, Module } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { NodeAuthorizer } from './node-authorizer';
 import { NodeGraphService } from './node-graph.service';
@@ -10,7 +11,7 @@ import { NodeGraphService } from './node-graph.service';
  * building one waits for the graph's initial list, so the chain never answers from an
  * empty graph.
  */
-@Module({ providers: [NodeGraphService] })
+@Module({ imports: [AuthorizationModule], providers: [NodeGraphService] })
 export class NodeAuthorizerModule {
   constructor(factories: AuthorizerFactories, graph: NodeGraphService, @Inject(SERVER_OPTIONS) options: ServerOptions) {
     const gates = options.featureGates;

@@ -1,8 +1,8 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
 import { rulesAllow } from '../rbac/rule-matching';
 import { VertexType } from './graph';
-import { nodeIdentity } from './node-identity';
+import { nodeIdentity } from '../../authentication/node-identity';
 import { COORDINATION_GROUP, NODE_RULES, RESOURCE_GROUP, STORAGE_GROUP } from './node-rules';
 
 /** Where the authorizer learns which objects lead to which node. */

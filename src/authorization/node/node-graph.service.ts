@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { KubeObject } from '../../api/types';
-import { ChangeFeedService } from '../../api/watch/change-feed.service';
+import { KubeObject } from '../../apimachinery/types';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { OBJECT_STORE, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
 import { NodeGraph, VertexType } from './graph';
 import { applyChange, applyPersistentVolume, applyPod, PERSISTENT_VOLUMES_RESOURCE, PODS_RESOURCE } from './graph-populator';

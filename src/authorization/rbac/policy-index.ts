@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { KubeObject } from '../../api/types';
-import { UserInfo } from '../../authentication/user-info';
-import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/types';
+import { storageResource } from '../../apimachinery/store-key';
+import { KubeObject } from '../../apimachinery/types';
+import { UserInfo } from '../../apimachinery/user-info';
+import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
 /**
@@ -16,10 +17,10 @@ import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey,
  * and benchmarks feed it directly.
  */
 
-export const ROLES_RESOURCE = `${RBAC_GROUP}/roles`;
-export const CLUSTER_ROLES_RESOURCE = `${RBAC_GROUP}/clusterroles`;
-export const ROLE_BINDINGS_RESOURCE = `${RBAC_GROUP}/rolebindings`;
-export const CLUSTER_ROLE_BINDINGS_RESOURCE = `${RBAC_GROUP}/clusterrolebindings`;
+export const ROLES_RESOURCE = storageResource({ group: RBAC_GROUP, plural: 'roles' });
+export const CLUSTER_ROLES_RESOURCE = storageResource({ group: RBAC_GROUP, plural: 'clusterroles' });
+export const ROLE_BINDINGS_RESOURCE = storageResource({ group: RBAC_GROUP, plural: 'rolebindings' });
+export const CLUSTER_ROLE_BINDINGS_RESOURCE = storageResource({ group: RBAC_GROUP, plural: 'clusterrolebindings' });
 export const RBAC_RESOURCES = [ROLES_RESOURCE, CLUSTER_ROLES_RESOURCE, ROLE_BINDINGS_RESOURCE, CLUSTER_ROLE_BINDINGS_RESOURCE] as const;
 export type RbacResource = (typeof RBAC_RESOURCES)[number];
 

@@ -1,6 +1,6 @@
-import { UserInfo } from '../../authentication/user-info';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from '../authorizer';
-import { aggregateErrors } from './aggregate-errors';
+import { aggregateErrors } from '../../apimachinery/aggregate-errors';
 import { PolicyIndex, RuleVisiting } from './policy-index';
 import { ruleAllows } from './rule-matching';
 

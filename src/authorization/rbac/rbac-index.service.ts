@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ChangeFeed } from '../../api/watch/change-feed';
-import { ChangeFeedService } from '../../api/watch/change-feed.service';
-import { KubeObject } from '../../api/types';
+import { ChangeFeed } from '../../storage/change-feed';
+import { ChangeFeedService } from '../../storage/change-feed.service';
+import { KubeObject } from '../../apimachinery/types';
 import { Change, OBJECT_STORE, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
 import { isRbacResource, PolicyIndex, RBAC_RESOURCES, RbacResource } from './policy-index';
 

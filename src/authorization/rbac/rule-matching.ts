@@ -1,4 +1,4 @@
-import { PolicyRule } from '../../rbac/types';
+import { PolicyRule } from '../../rbac/kinds/types';
 import { AuthorizationAttributes } from '../authorizer';
 
 /**

@@ -1,5 +1,5 @@
 import { CelEnvironment, CelEvaluationError, CelObjectSchema, CelProgram } from '../../cel';
-import { aggregateMessage } from '../config/field-error-text';
+import { aggregateErrors } from '../../apimachinery/aggregate-errors';
 import { SubjectAccessReviewSpec } from './subject-access-review';
 
 /** Requirement lists of selectors, as kube's `kubernetes.SelectorRequirement`. */
@@ -110,7 +110,7 @@ export class MatchConditions {
       }
       if (!value) return false;
     }
-    if (failures.length) throw new MatchConditionError(aggregateMessage(failures));
+    if (failures.length) throw new MatchConditionError(aggregateErrors(failures));
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import { AuthorizationAttributes, SelectorAttribute } from '../authorizer';
 import { FieldRequirement } from '../../api/selectors/field-selector';
 import { LabelRequirement } from '../../api/selectors/label-selector';
-import { setOwn } from '../../api/types';
+import { setOwn } from '../../apimachinery/types';
 
 /** authorization/v1 SelectorRequirement (field selectors use In/NotIn, label selectors also Exists/DoesNotExist). */
 export interface SelectorRequirement {

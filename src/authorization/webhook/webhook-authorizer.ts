@@ -6,7 +6,7 @@ import {
   WebhookResult,
 } from '../../metrics/authorization-metrics';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
-import { FailurePolicy } from '../config/types';
+import { FailurePolicy } from './webhook-configuration';
 import { ExpiringLruCache } from './decision-cache';
 import { MatchConditionError, MatchConditions } from './match-conditions';
 import { reviewSpecFor, SubjectAccessReviewSpec, SubjectAccessReviewStatus, wireSpec } from './subject-access-review';

@@ -1,5 +1,5 @@
 import { recordWebhookEvaluation } from '../../metrics/authorization-metrics';
-import { FailurePolicy, WebhookConfiguration } from '../config/types';
+import { FailurePolicy, WebhookConfiguration } from './webhook-configuration';
 import { HttpSubjectAccessReviewer } from './http-reviewer';
 import { loadWebhookKubeconfig } from './kubeconfig';
 import { MatchConditions } from './match-conditions';

@@ -1,14 +1,15 @@
 import { Inject, Module } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
-import { WebhookConfiguration } from '../config/types';
+import { WebhookConfiguration } from './webhook-configuration';
 import { createWebhookAuthorizer } from './webhook-factory';
 
 /**
  * The Webhook authorizer type. Its entries carry a validated `webhook` block: from
  * `--authorization-config`, or built from the `--authorization-webhook-*` flags.
  */
-@Module({})
+@Module({ imports: [AuthorizationModule] })
 export class WebhookAuthorizationModule {
   constructor(factories: AuthorizerFactories, @Inject(SERVER_OPTIONS) options: ServerOptions) {
     factories.register('Webhook', (entry) => {

@@ -1,7 +1,7 @@
-import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/resource-type';
+import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/schema/resource-type';
 import { StructSchema } from '../../api/schema/schema';
 import { TableDefinition } from '../../api/table/table';
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 
 export interface CoreKindDefinition<T extends KubeObject> {
   kind: string;

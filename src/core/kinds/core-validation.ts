@@ -1,7 +1,7 @@
-import { errors, StatusError } from '../../api/errors';
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { jsonEqual } from '../../api/resources/system-metadata';
-import { isPlainObject } from '../../api/types';
+import { errors, StatusError } from '../../apimachinery/errors';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { jsonEqual } from '../../apimachinery/system-metadata';
+import { isPlainObject } from '../../apimachinery/types';
 import { byteLength, DNS1123_SUBDOMAIN_MAX_LENGTH, isDNS1123Label, isDNS1123Subdomain, maxLenError, regexError } from '../../api/validation/names';
 import { str } from '../../api/validation/shape';
 import { quantityError } from './quantity';

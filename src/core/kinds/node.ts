@@ -1,10 +1,10 @@
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { atomicList, atomicStruct, boolean, dateTime, field, int64, integer, kindSchema, setList, string, struct } from '../../api/schema/schema';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 import { validateLabelName } from '../../api/validation/labels';
 import { isValidLabelValue, nameIsDNSSubdomain } from '../../api/validation/names';
 import { list, record, str } from '../../api/validation/shape';

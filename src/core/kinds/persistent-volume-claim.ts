@@ -1,11 +1,11 @@
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { jsonEqual } from '../../api/resources/system-metadata';
-import { ResourceStrategy } from '../../api/resource-type';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { jsonEqual } from '../../apimachinery/system-metadata';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
 import { atomicList, field, kindSchema, map, string, struct } from '../../api/schema/schema';
-import { isPlainObject, KubeObject } from '../../api/types';
+import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { record, str } from '../../api/validation/shape';
 import { conditionList, resourceList } from './common-schemas';

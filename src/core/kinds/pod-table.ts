@@ -1,7 +1,7 @@
 import { ageColumn, nameColumn } from '../../api/table/columns';
 import { humanDuration } from '../../api/table/human-duration';
 import { TableDefinition, TableRowCondition } from '../../api/table/table';
-import { isPlainObject } from '../../api/types';
+import { isPlainObject } from '../../apimachinery/types';
 import { list, record, str } from '../../api/validation/shape';
 import type { Pod } from './pod';
 

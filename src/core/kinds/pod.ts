@@ -1,6 +1,6 @@
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
-import { isPlainObject, KubeObject } from '../../api/types';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { ResourceStrategy } from '../../api/schema/resource-type';
+import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { list, record, str } from '../../api/validation/shape';
 import { coreType } from './core-type';

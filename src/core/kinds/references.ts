@@ -1,4 +1,4 @@
-import { isPlainObject, KubeObject } from '../../api/types';
+import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import { list, record, str } from '../../api/validation/shape';
 
 /**

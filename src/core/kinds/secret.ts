@@ -1,10 +1,10 @@
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { ResourceStrategy } from '../../api/resource-type';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
 import { boolean, field, kindSchema, map, string } from '../../api/schema/schema';
-import { isPlainObject, KubeObject, setOwn } from '../../api/types';
+import { isPlainObject, KubeObject, setOwn } from '../../apimachinery/types';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { validateImmutableField } from '../../api/validation/object-meta';
 import { record, str } from '../../api/validation/shape';

@@ -1,9 +1,9 @@
-import { ResourceStrategy } from '../../api/resource-type';
+import { ResourceStrategy } from '../../api/schema/resource-type';
 import { objectMetaSchema } from '../../api/schema/meta';
 import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
 import { TableDefinition } from '../../api/table/table';
 import { atomicList, boolean, field, kindSchema, mapList } from '../../api/schema/schema';
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 import { validateServiceAccountName } from '../../api/validation/names';
 import { localObjectReferenceSchema, objectReferenceSchema } from './common-schemas';
 import { coreType } from './core-type';

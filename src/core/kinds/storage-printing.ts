@@ -1,4 +1,4 @@
-import { KubeObject } from '../../api/types';
+import { KubeObject } from '../../apimachinery/types';
 import { list, record, str } from '../../api/validation/shape';
 
 /** What kube's PersistentVolume and PersistentVolumeClaim printers compute (pkg/apis/core/helper). */

@@ -1,5 +1,5 @@
-import { FieldError, fieldErrors, FieldPath } from '../../api/field-errors';
-import { isPlainObject } from '../../api/types';
+import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
+import { isPlainObject } from '../../apimachinery/types';
 import { isDNS1123Subdomain } from '../../api/validation/names';
 import { list, str } from '../../api/validation/shape';
 import { parseQuantity } from './quantity';

@@ -1,4 +1,4 @@
-import { ClusterRole, PolicyRule } from '../types';
+import { ClusterRole, PolicyRule } from '../kinds/types';
 import { clusterRoleSelectorMatcher } from './cluster-role-selector';
 
 const RULE_FIELDS = ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const;

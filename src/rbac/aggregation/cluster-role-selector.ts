@@ -1,6 +1,6 @@
 import { LabelRequirement, LabelSelector as ParsedLabelSelector } from '../../api/selectors/label-selector';
 import { isConvertibleLabelSelector, LabelSelector, LabelSelectorRequirement } from '../../api/validation/labels';
-import { isPlainObject } from '../../api/types';
+import { isPlainObject } from '../../apimachinery/types';
 
 /** matchExpressions operators and the parsed-selector operator each stands for. */
 const EXPRESSION_OPERATORS: Record<string, LabelRequirement['operator']> = {

@@ -1,15 +1,16 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { StatusError } from '../../api/errors';
-import { ResourceRegistry, storageResource } from '../../api/registry';
+import { StatusError } from '../../apimachinery/errors';
+import { ResourceRegistry } from '../../api/resources/registry';
+import { storageResource } from '../../apimachinery/store-key';
 import { ResourceStorage, Target, WriteOptions } from '../../api/resources/storage';
-import { ChangeFeedService } from '../../api/watch/change-feed.service';
+import { ChangeFeedService } from '../../storage/change-feed.service';
 import { DATABASE } from '../../storage/storage.module';
 import type { Database } from '../../storage/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../../storage/leader-election';
 import { OBJECT_STORE, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
-import { AGGREGATION_CONTROLLER_NAME, controllerUser } from '../bootstrap/controller-policy';
-import { clusterRoleType } from '../kinds';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RBAC_VERSION } from '../types';
+import { AGGREGATION_CONTROLLER_NAME, controllerUser } from '../../apimachinery/user-info';
+import { clusterRoleType } from '../kinds/kinds';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RBAC_VERSION } from '../kinds/types';
 import { aggregateRules, sameRules } from './aggregate-rules';
 
 /** Everything is listed again this often, in case a change was missed. */

@@ -1,5 +1,5 @@
-import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME } from '../../authentication/user-info';
-import { ClusterRole, RBAC_GROUP } from '../types';
+import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, NAMESPACE_CONTROLLER_NAME } from '../../apimachinery/user-info';
+import { ClusterRole, RBAC_GROUP } from '../kinds/types';
 import { resourceRule } from './policy-rule-builder';
 
 /**
@@ -9,8 +9,6 @@ import { resourceRule } from './policy-rule-builder';
  * server, so each is bound to the user of the same name. kube also lets every controller
  * write events; this server has no events, so that rule is left out.
  */
-export { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, controllerUser, NAMESPACE_CONTROLLER_NAME };
-
 export function controllerRoles(): ClusterRole[] {
   return [
     {

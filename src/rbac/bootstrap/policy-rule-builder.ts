@@ -1,4 +1,4 @@
-import { PolicyRule } from '../types';
+import { PolicyRule } from '../kinds/types';
 
 /** Verb sets kube's bootstrap policy names. */
 export const READ = ['get', 'list', 'watch'] as const;

@@ -1,7 +1,7 @@
 import { LabelSelector, LabelSelectorRequirement } from '../../api/validation/labels';
-import { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../types';
+import { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../kinds/types';
 import { AUTOUPDATE_ANNOTATION } from './default-policy';
-import { covers } from '../rule-coverage';
+import { covers } from '../kinds/rule-coverage';
 
 /**
  * What reconciling one default object against what is stored should do, as kube's

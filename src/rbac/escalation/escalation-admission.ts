@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { errors } from '../../api/errors';
+import { errors } from '../../apimachinery/errors';
 import { AdmissionPlugin, AdmissionRequest } from '../../api/resources/admission';
-import { KubeObject } from '../../api/types';
-import { UserInfo } from '../../authentication/user-info';
+import { KubeObject } from '../../apimachinery/types';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../kinds/types';
 import { EscalationAuthorizer, escalationAllowed, RoleResource } from './escalation-authorization';
 import { isOnlyMutatingGcFields } from './gc-fields';
 import { confirmNoEscalation, FULL_AUTHORITY } from './no-escalation';

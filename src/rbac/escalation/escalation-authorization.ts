@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { SYSTEM_MASTERS, UserInfo } from '../../authentication/user-info';
+import { SYSTEM_MASTERS, UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, Authorizer } from '../../authorization/authorizer';
 import { alwaysAllowAuthorizer } from '../../authorization/authorizers';
 import { resourceAttributes } from '../../authorization/request-attributes';
-import { RBAC_GROUP, RoleRef } from '../types';
+import { RBAC_GROUP, RoleRef } from '../kinds/types';
 
 /** The resources whose writes can escalate, as the escalate and bind checks name them. */
 export type RoleResource = 'roles' | 'clusterroles';

@@ -1,5 +1,5 @@
-import { deepClone, jsonEqual } from '../../api/resources/system-metadata';
-import { KubeObject } from '../../api/types';
+import { deepClone, jsonEqual } from '../../apimachinery/system-metadata';
+import { KubeObject } from '../../apimachinery/types';
 
 /** The metadata the garbage collector and finalizing controllers write (kube's IsOnlyMutatingGCFields). */
 const GC_FIELDS = ['ownerReferences', 'finalizers', 'selfLink', 'managedFields'] as const;

@@ -1,9 +1,9 @@
-import { UserInfo } from '../../authentication/user-info';
-import { goQuote } from '../../api/validation/go-text';
-import { aggregateErrors } from '../../authorization/rbac/aggregate-errors';
-import { covers } from '../rule-coverage';
-import { PolicyRule } from '../types';
-import { describeMissingRules, goQuoteList } from './rule-description';
+import { UserInfo } from '../../apimachinery/user-info';
+import { goQuote, goQuoteList } from '../../apimachinery/go-text';
+import { aggregateErrors } from '../../apimachinery/aggregate-errors';
+import { covers } from '../kinds/rule-coverage';
+import { PolicyRule } from '../kinds/types';
+import { describeMissingRules } from './rule-description';
 
 /** The caller's own RBAC rules at one scope, and the errors met resolving them (kube's RulesFor). */
 export interface OwnerRules {

@@ -1,16 +1,11 @@
-import { goQuote } from '../../api/validation/go-text';
-import { PolicyRule } from '../types';
+import { goQuoteList } from '../../apimachinery/go-text';
+import { PolicyRule } from '../kinds/types';
 
 /**
  * The readable form of the permissions an escalation refusal lists, as kube writes it:
  * atomic missing rules merged per group/resource (CompactRules), each printed as
  * `{APIGroups:["apps"], Resources:["deployments"], Verbs:["get" "list"]}` (CompactString).
  */
-
-/** Go's `%q` of a []string: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(' ')}]`;
-}
 
 /**
  * The rules that differ only by verb can be merged: one group, one resource, at most one

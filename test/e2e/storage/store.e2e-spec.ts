@@ -1,4 +1,4 @@
-import { KubeObject } from '../../../src/api/types';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { DataDirInUseError } from '../../../src/storage/data-dir-lock';
 import { openDatabase } from '../../../src/storage/database';
 import { MvccStore } from '../../../src/storage/mvcc-store';

@@ -1,4 +1,4 @@
-import { KubeObject } from '../../../src/api/types';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { MvccStore } from '../../../src/storage/mvcc-store';
 import { KeyNotFoundError, ObjectKey, UnstorableKeyError } from '../../../src/storage/object-store';
 import { engineName, openTestDatabase, TestDatabase, testEngines } from '../../support/db';

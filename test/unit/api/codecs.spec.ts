@@ -1,6 +1,6 @@
 import { decodeObjectBody } from '../../../src/api/codec/codecs';
-import { errors } from '../../../src/api/errors';
-import { fieldErrors } from '../../../src/api/field-errors';
+import { errors } from '../../../src/apimachinery/errors';
+import { fieldErrors } from '../../../src/apimachinery/field-errors';
 
 describe('decodeObjectBody', () => {
   it('reads JSON and YAML objects', () => {

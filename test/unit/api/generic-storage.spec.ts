@@ -2,10 +2,10 @@ import { AdmissionChain } from '../../../src/api/resources/admission';
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
-import { roleType } from '../../../src/rbac/kinds';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { roleType } from '../../../src/rbac/kinds/kinds';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { MemoryStore } from '../../support/memory-store';
 
 /** The generic storage over an in-memory MVCC store: paging, selectors, versions, finalizers. */

@@ -10,7 +10,7 @@ import { SwaggerDocument } from '../../../src/api/discovery/swagger-types';
 import { atomicList, string, struct } from '../../../src/api/schema/schema';
 import { intOrString } from '../../../src/core/kinds/common-schemas';
 import { namespaceType } from '../../../src/core/namespace';
-import { clusterRoleType, roleType } from '../../../src/rbac/kinds';
+import { clusterRoleType, roleType } from '../../../src/rbac/kinds/kinds';
 import { subjectAccessReviewType } from '../../../src/reviews/review-kinds';
 
 const RBAC = 'io.platform.api.rbac.v1';

@@ -1,4 +1,4 @@
-import { nameFromFieldSelector, resolveRequestInfo } from '../../../src/api/request-info';
+import { nameFromFieldSelector, resolveRequestInfo } from '../../../src/api/request/request-info';
 
 describe('resolveRequestInfo', () => {
   const cases: Array<[string, string, Record<string, string>, Partial<ReturnType<typeof resolveRequestInfo>>]> = [

@@ -1,5 +1,5 @@
 import { statusOf } from '../../support/status-of';
-import { OptionsSource, parseRequestWriteOptions } from '../../../src/api/resources/request-options';
+import { OptionsSource, parseRequestWriteOptions } from '../../../src/api/request/request-options';
 
 const parse = (src: Partial<OptionsSource>) => parseRequestWriteOptions({ method: 'POST', query: {}, headers: {}, ...src });
 

@@ -1,5 +1,5 @@
 import { getSemantics, listSemantics, watchSemantics } from '../../../src/api/resources/resource-version';
-import { StatusError } from '../../../src/api/errors';
+import { StatusError } from '../../../src/apimachinery/errors';
 
 function code(fn: () => unknown): number {
   try {

@@ -1,14 +1,15 @@
-import { createPermissionCheck } from '../../../src/api/apply/create-authorization';
+import { createPermissionCheck } from '../../../src/authorization/create-authorization';
 import { AdmissionChain } from '../../../src/api/resources/admission';
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target, WriteOptions } from '../../../src/api/resources/storage';
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
-import { SYSTEM_USER, UserInfo } from '../../../src/authentication/user-info';
+import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { objectKey } from '../../../src/apimachinery/store-key';
+import { SYSTEM_USER, UserInfo } from '../../../src/apimachinery/user-info';
 import { AuthorizationAttributes, Authorizer } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
-import { roleType } from '../../../src/rbac/kinds';
+import { roleType } from '../../../src/rbac/kinds/kinds';
 import { MemoryStore } from '../../support/memory-store';
 
 /**
@@ -58,7 +59,7 @@ describe('apply in the generic storage', () => {
       message: `roles.${RBAC} "r" is forbidden: User "bob" cannot create resource "roles" in API group "${RBAC}" in the namespace "ns"`,
       details: { name: 'r', group: RBAC, kind: 'roles' },
     });
-    expect(await store.get({ resource: `roles.${RBAC}`, namespace: 'ns', name: 'r' })).toBeNull();
+    expect(await store.get(objectKey(roleType, 'ns', 'r'))).toBeNull();
     // A PUT that would create is checked the same way.
     const put = await roles.update(target('r'), { metadata: { name: 'r' }, rules: [] }, as(bob)).catch((e) => e);
     expect(put.code).toBe(403);
@@ -129,7 +130,7 @@ describe('apply in the generic storage', () => {
     expect(result.created).toBe(true);
     expect(result.object).not.toHaveProperty('bogus');
     expect(result.object.metadata.managedFields?.[0]).toMatchObject({ manager: 'tester', operation: 'Apply', fieldsV1: { 'f:rules': {} } });
-    expect(await store.get({ resource: `roles.${RBAC}`, namespace: 'ns', name: 'r' })).toBeNull();
+    expect(await store.get(objectKey(roleType, 'ns', 'r'))).toBeNull();
   });
 
   it('reports repeated keys in the apply body as kube\'s YAML strict decoder does', async () => {

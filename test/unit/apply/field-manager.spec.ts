@@ -2,8 +2,8 @@ import { ApplyConflicts } from '../../../src/api/apply/conflicts';
 import { FieldManager, keepTimestampsOfNoopWrite } from '../../../src/api/apply/field-manager';
 import { objectMetaSchema } from '../../../src/api/schema/meta';
 import { atomicList, atomicStruct, integer, kindSchema, map, mapList, setList, string, struct } from '../../../src/api/schema/schema';
-import { KubeObject } from '../../../src/api/types';
-import { roleSchema } from '../../../src/rbac/schemas';
+import { KubeObject } from '../../../src/apimachinery/types';
+import { roleSchema } from '../../../src/rbac/kinds/schemas';
 import { managerOrUserAgent, prefixFromUserAgent } from '../../../src/api/apply/manager-name';
 
 /**

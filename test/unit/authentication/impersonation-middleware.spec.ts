@@ -1,5 +1,5 @@
-import { StatusError } from '../../../src/api/errors';
-import { ApiRequest } from '../../../src/api/request-context';
+import { StatusError } from '../../../src/apimachinery/errors';
+import { ApiRequest } from '../../../src/api/request/request-context';
 import { ImpersonationMiddleware } from '../../../src/authentication/impersonation.middleware';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';

@@ -1,4 +1,4 @@
-import { forbiddenError } from '../../../src/authorization/authorization.guard';
+import { forbiddenError } from '../../../src/authorization/forbidden';
 import { AbacAuthorizer } from '../../../src/authorization/abac/abac-authorizer';
 import { parsePolicyFile } from '../../../src/authorization/abac/abac-policy';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';

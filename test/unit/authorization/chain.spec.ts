@@ -1,5 +1,5 @@
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
-import { forbiddenError } from '../../../src/authorization/authorization.guard';
+import { forbiddenError } from '../../../src/authorization/forbidden';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from '../../../src/authorization/authorizers';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 

@@ -1,4 +1,4 @@
-import { aggregateErrors } from '../../../src/authorization/rbac/aggregate-errors';
+import { aggregateErrors } from '../../../src/apimachinery/aggregate-errors';
 import {
   CLUSTER_ROLE_BINDINGS_RESOURCE,
   CLUSTER_ROLES_RESOURCE,

@@ -1,4 +1,4 @@
-import { UserInfo } from '../../../src/authentication/user-info';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 import {
   CLUSTER_ROLE_BINDINGS_RESOURCE,
@@ -8,7 +8,7 @@ import {
   ROLES_RESOURCE,
 } from '../../../src/authorization/rbac/policy-index';
 import { nonResourceAttributes, resourceAttributes } from '../../../src/authorization/request-attributes';
-import { PolicyRule, Subject } from '../../../src/rbac/types';
+import { PolicyRule, Subject } from '../../../src/rbac/kinds/types';
 
 /** Objects and attributes for RBAC unit tests, written the way API clients write them. */
 

@@ -1,4 +1,6 @@
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
+import { objectKey } from '../../../src/apimachinery/store-key';
+import { namespaceType } from '../../../src/core/namespace';
+import { ChangeFeed } from '../../../src/storage/change-feed';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { eventually } from '../../support/eventually';
@@ -6,7 +8,7 @@ import { MemoryStore } from '../../support/memory-store';
 import { clusterRole, clusterRoleBinding, req, roleBinding, U, user } from './rbac-fixtures';
 
 const RBAC = 'rbac.authorization.platform.io';
-const key = (plural: string, name: string, namespace = '') => ({ resource: `${RBAC}/${plural}`, namespace, name });
+const key = (plural: string, name: string, namespace = '') => objectKey({ group: RBAC, plural, namespaced: namespace !== '' }, namespace, name);
 const READ_PODS = [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }];
 
 /** The informer behind the index: initial list, then the change feed, relist when history is gone. */
@@ -21,7 +23,7 @@ describe('RbacIndex (fed by list + change feed)', () => {
     store = new MemoryStore();
     await store.create(key('clusterroles', 'reader'), clusterRole('reader', READ_PODS));
     await store.create(key('clusterrolebindings', 'alice'), clusterRoleBinding('alice', 'reader', [U('alice')]));
-    await store.create({ resource: '/namespaces', namespace: '', name: 'ns1' }, { metadata: { name: 'ns1' } });
+    await store.create(objectKey(namespaceType, '', 'ns1'), { metadata: { name: 'ns1' } });
     feed = new ChangeFeed(store, null, { pollIntervalMs: 20, windowSize: 100, batchSize: 50 });
     await feed.start();
     index = new RbacIndex(store, feed);
@@ -52,7 +54,7 @@ describe('RbacIndex (fed by list + change feed)', () => {
     await eventually(() => expect(rbac.authorize(bobGets).decision).toBe('NoOpinion'), 2000, 10);
 
     const deleted = await store.delete(key('clusterrolebindings', 'alice'));
-    await store.create({ resource: '/namespaces', namespace: '', name: 'ns2' }, { metadata: { name: 'ns2' } });
+    await store.create(objectKey(namespaceType, '', 'ns2'), { metadata: { name: 'ns2' } });
     expect(await index.waitForRevision(deleted.revision, 2000)).toBe(true);
     expect(index.counts()).toEqual({ Role: 0, ClusterRole: 1, RoleBinding: 1, ClusterRoleBinding: 0 });
   });

@@ -1,4 +1,4 @@
-import { resolveRequestInfo } from '../../../src/api/request-info';
+import { resolveRequestInfo } from '../../../src/api/request/request-info';
 import {
   attributesOf,
   fieldSelectorAttribute,

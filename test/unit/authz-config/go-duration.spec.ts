@@ -1,4 +1,4 @@
-import { formatGoDuration, parseGoDuration } from '../../../src/authorization/config/go-duration';
+import { formatGoDuration, parseGoDuration } from '../../../src/config/go-duration';
 
 describe('Go durations', () => {
   it.each([

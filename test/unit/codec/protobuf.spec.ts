@@ -2,7 +2,7 @@ import * as protobuf from 'protobufjs';
 import { decodeObjectBody } from '../../../src/api/codec/codecs';
 import { lengthDelimited, PROTOBUF_PREFIX } from '../../../src/api/codec/protobuf/envelope';
 import { ProtobufCodec, protobufCodec } from '../../../src/api/codec/protobuf/protobuf-codec';
-import { roleBindingType, roleType } from '../../../src/rbac/kinds';
+import { roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 import { namespaceType } from '../../../src/core/namespace';
 
 const RBAC = 'platform.io.api.rbac.v1';

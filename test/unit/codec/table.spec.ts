@@ -2,7 +2,7 @@ import { transformBody } from '../../../src/api/codec/transform';
 import { ageOf, humanDuration } from '../../../src/api/table/human-duration';
 import { parseIncludeObject } from '../../../src/api/table/table';
 import { namespaceType } from '../../../src/core/namespace';
-import { clusterRoleBindingType, clusterRoleType, roleBindingType } from '../../../src/rbac/kinds';
+import { clusterRoleBindingType, clusterRoleType, roleBindingType } from '../../../src/rbac/kinds/kinds';
 
 const NOW = new Date('2024-06-01T12:00:00Z');
 const TABLE = { kind: 'Table' as const, group: 'meta.platform.io' as const, version: 'v1' as const };

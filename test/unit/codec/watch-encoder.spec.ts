@@ -1,9 +1,9 @@
 import { contentEncode, GZIP_THRESHOLD_BYTES, gzipAccepted } from '../../../src/api/codec/compression';
 import { negotiateResponse } from '../../../src/api/codec/negotiation';
 import { protobufCodec } from '../../../src/api/codec/protobuf/protobuf-codec';
-import { watchEventEncoder } from '../../../src/api/codec/watch-encoder';
+import { watchEventEncoder } from '../../../src/api/watch/watch-encoder';
 import { gunzipSync } from 'node:zlib';
-import { roleBindingType } from '../../../src/rbac/kinds';
+import { roleBindingType } from '../../../src/rbac/kinds/kinds';
 
 const CAPS = { protobuf: true, table: true };
 const event = (name: string) => ({

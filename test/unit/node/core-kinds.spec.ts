@@ -1,9 +1,9 @@
 import { statusOf } from '../../support/status-of';
-import { FieldError, fieldErrorMessage } from '../../../src/api/field-errors';
-import { ResourceType, StrategyContext } from '../../../src/api/resource-type';
-import { KubeObject } from '../../../src/api/types';
+import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
+import { ResourceType, StrategyContext } from '../../../src/api/schema/resource-type';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { validateObjectMeta } from '../../../src/api/validation/object-meta';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { base64ErrorOffset } from '../../../src/core/kinds/base64';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { CORE_KINDS } from '../../../src/core/kinds';

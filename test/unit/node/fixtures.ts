@@ -1,4 +1,4 @@
-import { KubeObject } from '../../../src/api/types';
+import { KubeObject } from '../../../src/apimachinery/types';
 
 /** Pods and volumes as the store holds them, for the node graph and admission tests. */
 

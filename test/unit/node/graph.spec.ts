@@ -1,6 +1,6 @@
 import { NodeGraph } from '../../../src/authorization/node/graph';
-import { applyChange, applyPersistentVolume, applyPod } from '../../../src/authorization/node/graph-populator';
-import { KubeObject } from '../../../src/api/types';
+import { applyChange, applyPersistentVolume, applyPod, PERSISTENT_VOLUMES_RESOURCE, PODS_RESOURCE } from '../../../src/authorization/node/graph-populator';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { Change } from '../../../src/storage/object-store';
 import { claimVolume, configMapVolume, pod, pv, secretVolume } from './fixtures';
 
@@ -44,7 +44,7 @@ describe('node authorizer graph', () => {
     applyPod(graph, pod('ns', 'web', { volumes: [secretVolume('b', 's2')] }));
     expect(graph.hasPathFrom('n1', 'secret', 'ns', 's2')).toBe(false);
     applyPod(graph, pod('ns', 'web', { nodeName: 'n1', volumes: [secretVolume('b', 's2')] }));
-    applyChange(graph, change('DELETED', '/pods', pod('ns', 'web', {})));
+    applyChange(graph, change('DELETED', PODS_RESOURCE, pod('ns', 'web', {})));
     expect(graph.hasPathFrom('n1', 'secret', 'ns', 's2')).toBe(false);
     // Nothing is left behind once the last pod is gone.
     expect(graph.size).toBe(0);
@@ -115,11 +115,11 @@ describe('node authorizer graph', () => {
   });
 
   it('applies log changes for pods and persistent volumes and ignores other kinds', () => {
-    applyChange(graph, change('ADDED', '/pods', pod('ns', 'web', { nodeName: 'n1', volumes: [claimVolume('v', 'data')] })));
-    applyChange(graph, change('ADDED', '/persistentvolumes', pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } })));
+    applyChange(graph, change('ADDED', PODS_RESOURCE, pod('ns', 'web', { nodeName: 'n1', volumes: [claimVolume('v', 'data')] })));
+    applyChange(graph, change('ADDED', PERSISTENT_VOLUMES_RESOURCE, pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } })));
     applyChange(graph, change('ADDED', '/secrets', { metadata: { namespace: 'ns', name: 'data' } }));
     expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(true);
-    applyChange(graph, change('DELETED', '/persistentvolumes', pv('vol', {})));
+    applyChange(graph, change('DELETED', PERSISTENT_VOLUMES_RESOURCE, pv('vol', {})));
     expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(false);
   });
 

@@ -3,7 +3,7 @@ import { NodeGraph } from '../../../src/authorization/node/graph';
 import { applyPersistentVolume, applyPod } from '../../../src/authorization/node/graph-populator';
 import { NodeAuthorizer } from '../../../src/authorization/node/node-authorizer';
 import { FieldRequirement } from '../../../src/api/selectors/field-selector';
-import { UserInfo } from '../../../src/authentication/user-info';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { claimVolume, pod, pv, secretVolume } from './fixtures';
 
 const node1: UserInfo = { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };

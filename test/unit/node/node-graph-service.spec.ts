@@ -1,13 +1,16 @@
-import { ChangeFeed } from '../../../src/api/watch/change-feed';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
+import { objectKey } from '../../../src/apimachinery/store-key';
+import { persistentVolumeType } from '../../../src/core/kinds/persistent-volume';
+import { podType } from '../../../src/core/kinds/pod';
+import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { NodeGraphService } from '../../../src/authorization/node/node-graph.service';
-import { KubeObject } from '../../../src/api/types';
+import { KubeObject } from '../../../src/apimachinery/types';
 import { MemoryStore } from '../../support/memory-store';
 import { eventually } from '../../support/eventually';
 import { claimVolume, pod, pv, secretVolume } from './fixtures';
 
-const podKey = (name: string) => ({ resource: '/pods', namespace: 'ns', name });
-const pvKey = (name: string) => ({ resource: '/persistentvolumes', namespace: '', name });
+const podKey = (name: string) => objectKey(podType, 'ns', name);
+const pvKey = (name: string) => objectKey(persistentVolumeType, '', name);
 
 describe('NodeGraphService', () => {
   let store: MemoryStore;

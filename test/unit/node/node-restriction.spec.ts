@@ -1,8 +1,9 @@
-import { StatusError } from '../../../src/api/errors';
+import { StatusError } from '../../../src/apimachinery/errors';
 import { AdmissionOperation } from '../../../src/api/resources/admission';
-import { ResourceType } from '../../../src/api/resource-type';
-import { KubeObject } from '../../../src/api/types';
-import { UserInfo } from '../../../src/authentication/user-info';
+import { ResourceType } from '../../../src/api/schema/resource-type';
+import { objectKey } from '../../../src/apimachinery/store-key';
+import { KubeObject } from '../../../src/apimachinery/types';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { nodeType } from '../../../src/core/kinds/node';
 import { persistentVolumeClaimType } from '../../../src/core/kinds/persistent-volume-claim';
 import { podType } from '../../../src/core/kinds/pod';
@@ -23,7 +24,7 @@ describe('NodeRestriction admission', () => {
 
   beforeEach(async () => {
     store = new MemoryStore();
-    await store.create({ resource: '/nodes', namespace: '', name: 'n1' }, { metadata: { name: 'n1', uid: nodeUid } });
+    await store.create(objectKey(nodeType, '', 'n1'), { metadata: { name: 'n1', uid: nodeUid } });
     plugin = new NodeRestrictionAdmission(store);
   });
 
@@ -73,7 +74,7 @@ describe('NodeRestriction admission', () => {
   });
 
   it('answers 404 when the owning node does not exist', async () => {
-    await store.delete({ resource: '/nodes', namespace: '', name: 'n1' });
+    await store.delete(objectKey(nodeType, '', 'n1'));
     expect(await refusal(admit('CREATE', podType, mirrorPod()))).toEqual({ code: 404, message: 'node "n1" not found' });
   });
 

@@ -1,6 +1,6 @@
 import { PATCH_NOT_APPLICABLE, statusOf } from '../../support/status-of';
 import { applyPatch, parsePatch, ParsedPatch } from '../../../src/api/patch/patcher';
-import { roleBindingType, roleType } from '../../../src/rbac/kinds';
+import { roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 
 const role = {
   apiVersion: 'rbac.authorization.platform.io/v1',

@@ -1,13 +1,13 @@
-import { errors } from '../../../src/api/errors';
-import { ResourceRegistry } from '../../../src/api/registry';
+import { errors } from '../../../src/apimachinery/errors';
+import { ResourceRegistry } from '../../../src/api/resources/registry';
 import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/admission';
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
-import { ChangeFeedService } from '../../../src/api/watch/change-feed.service';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
-import { clusterRoleType } from '../../../src/rbac/kinds';
+import { clusterRoleType } from '../../../src/rbac/kinds/kinds';
 import type { Database } from '../../../src/storage/database';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';

@@ -6,10 +6,10 @@ import {
   defaultClusterRoles,
 } from '../../../src/rbac/bootstrap/default-policy';
 import { reconcileClusterRole, reconcileClusterRoleBinding } from '../../../src/rbac/bootstrap/reconcile';
-import { breakdownRule, covers, ruleCovers } from '../../../src/rbac/rule-coverage';
-import { validateClusterRole, validateClusterRoleBinding } from '../../../src/rbac/rbac-validation';
-import { setBindingDefaults } from '../../../src/rbac/strategies';
-import { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../../src/rbac/types';
+import { breakdownRule, covers, ruleCovers } from '../../../src/rbac/kinds/rule-coverage';
+import { validateClusterRole, validateClusterRoleBinding } from '../../../src/rbac/kinds/rbac-validation';
+import { setBindingDefaults } from '../../../src/rbac/kinds/strategies';
+import { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../../src/rbac/kinds/types';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
   resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };

@@ -1,8 +1,8 @@
-import { StatusError } from '../../../src/api/errors';
+import { StatusError } from '../../../src/apimachinery/errors';
 import { AdmissionOperation, AdmissionRequest } from '../../../src/api/resources/admission';
 import { Target } from '../../../src/api/resources/storage';
-import { KubeObject } from '../../../src/api/types';
-import { UserInfo } from '../../../src/authentication/user-info';
+import { KubeObject } from '../../../src/apimachinery/types';
+import { UserInfo } from '../../../src/apimachinery/user-info';
 import { Authorizer, AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from '../../../src/authorization/authorizers';
@@ -16,13 +16,13 @@ import {
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { secretType } from '../../../src/core/kinds/secret';
-import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds';
+import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 import { RbacEscalationAdmission } from '../../../src/rbac/escalation/escalation-admission';
 import { EscalationAuthorizer } from '../../../src/rbac/escalation/escalation-authorization';
 import { isOnlyMutatingGcFields } from '../../../src/rbac/escalation/gc-fields';
 import { confirmNoEscalation } from '../../../src/rbac/escalation/no-escalation';
 import { compactRules, compactRuleString, describeMissingRules } from '../../../src/rbac/escalation/rule-description';
-import { PolicyRule } from '../../../src/rbac/types';
+import { PolicyRule } from '../../../src/rbac/kinds/types';
 import { ObjectStore } from '../../../src/storage/object-store';
 import { clusterRole, clusterRoleBinding, G, indexOf, Objects, RBAC, role, roleBinding, U, user } from '../authorization/rbac-fixtures';
 

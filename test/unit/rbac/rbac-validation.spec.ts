@@ -1,4 +1,4 @@
-import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/api/field-errors';
+import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
 import {
   hasInvalidLabelValueInLabelSelector,
   isValidNonResourceURLWildcard,
@@ -12,9 +12,9 @@ import {
   validateRoleBindingSubject,
   validateRoleBindingUpdate,
   validateRoleUpdate,
-} from '../../../src/rbac/rbac-validation';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding, Subject } from '../../../src/rbac/types';
-import { roleBindingSchema, roleSchema } from '../../../src/rbac/schemas';
+} from '../../../src/rbac/kinds/rbac-validation';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding, Subject } from '../../../src/rbac/kinds/types';
+import { roleBindingSchema, roleSchema } from '../../../src/rbac/kinds/schemas';
 import { StructSchema } from '../../../src/api/schema/schema';
 import { valueToDoc } from '../../../src/api/validation/document';
 import { decodeBySchema } from '../../../src/api/validation/schema-decoder';

@@ -1,4 +1,4 @@
-import { FieldError } from '../../../src/api/field-errors';
+import { FieldError } from '../../../src/apimachinery/field-errors';
 import {
   validateLocalSubjectAccessReview,
   validateSelfSubjectAccessReview,

@@ -2,8 +2,8 @@ import { countKeysIfIntegral, decodeCleanJson } from '../../../src/api/validatio
 import { parseJsonDocument } from '../../../src/api/validation/json-document';
 import { decodeBySchema } from '../../../src/api/validation/schema-decoder';
 import { podType } from '../../../src/core/kinds/pod';
-import { clusterRoleType, roleBindingType } from '../../../src/rbac/kinds';
-import { ResourceType } from '../../../src/api/resource-type';
+import { clusterRoleType, roleBindingType } from '../../../src/rbac/kinds/kinds';
+import { ResourceType } from '../../../src/api/schema/resource-type';
 
 /** What the document decoder (the reference) makes of a body. */
 function reference(text: string, type: ResourceType) {

@@ -1,4 +1,4 @@
-import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/api/field-errors';
+import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
 import { isConvertibleLabelSelector, LabelSelector, validateLabelSelector, validateLabels } from '../../../src/api/validation/labels';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);

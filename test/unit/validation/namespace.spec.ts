@@ -1,7 +1,7 @@
-import { FieldError, fieldErrorMessage } from '../../../src/api/field-errors';
-import { StrategyContext } from '../../../src/api/resource-type';
+import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
+import { StrategyContext } from '../../../src/api/schema/resource-type';
 import { validateObjectMeta } from '../../../src/api/validation/object-meta';
-import { SYSTEM_USER } from '../../../src/authentication/user-info';
+import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { LABEL_METADATA_NAME, Namespace, namespaceType } from '../../../src/core/namespace';
 import { parseJsonDocument } from '../../../src/api/validation/json-document';
 import { decodeBySchema } from '../../../src/api/validation/schema-decoder';

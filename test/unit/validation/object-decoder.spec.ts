@@ -1,6 +1,6 @@
 import { statusOf } from '../../support/status-of';
-import { decodeObjectRequest } from '../../../src/api/validation/object-decoder';
-import { roleType } from '../../../src/rbac/kinds';
+import { decodeObjectRequest } from '../../../src/api/codec/object-decoder';
+import { roleType } from '../../../src/rbac/kinds/kinds';
 
 const JSON_TYPE = 'application/json';
 const YAML_TYPE = 'application/yaml';

@@ -1,5 +1,5 @@
-import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/api/field-errors';
-import { ObjectMeta } from '../../../src/api/types';
+import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
+import { ObjectMeta } from '../../../src/apimachinery/types';
 import { nameIsDNSLabel, validatePathSegmentName } from '../../../src/api/validation/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/api/validation/object-meta';
 

@@ -2,7 +2,7 @@ import { valueToDoc } from '../../../src/api/validation/document';
 import { parseJsonDocument } from '../../../src/api/validation/json-document';
 import { decodeBySchema, DecodeOptions } from '../../../src/api/validation/schema-decoder';
 import { parseYamlDocument } from '../../../src/api/validation/yaml-document';
-import { clusterRoleSchema, roleBindingSchema, roleSchema } from '../../../src/rbac/schemas';
+import { clusterRoleSchema, roleBindingSchema, roleSchema } from '../../../src/rbac/kinds/schemas';
 import { namespaceSchema } from '../../../src/core/namespace';
 
 const strict: DecodeOptions = { strict: true, dialect: 'json', rootTypeName: 'v1.Role' };

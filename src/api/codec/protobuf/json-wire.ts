@@ -1,5 +1,5 @@
 import * as protobuf from 'protobufjs';
-import { isPlainObject, setOwn } from '../../types';
+import { isPlainObject, setOwn } from '../../../apimachinery/types';
 import { parseJsonWithinDepth } from '../../validation/nesting';
 
 /**

@@ -1,5 +1,5 @@
-import { errors } from '../../errors';
-import type { ProtobufMessages, ResourceType } from '../../resource-type';
+import { errors } from '../../../apimachinery/errors';
+import type { ProtobufMessages, ResourceType } from '../../schema/resource-type';
 import { WireFormatError } from './json-wire';
 import { META_MESSAGES, protobufCodec } from './protobuf-codec';
 import { parseMediaType } from '../media-type';

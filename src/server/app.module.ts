@@ -1,0 +1,88 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ApiModule } from '../api/api.module';
+import { CREATE_PERMISSION_CHECK } from '../api/resources/generic-storage.factory';
+import { StatusExceptionFilter } from '../api/status.filter';
+import { UnknownPathModule } from '../api/unknown-path.controller';
+import { AuthenticationModule } from '../authentication/authentication.module';
+import { RequestPipelineMiddleware } from './request-pipeline.middleware';
+import { RequestBodyMiddleware } from '../api/request-body.middleware';
+import { RequestInfoMiddleware } from '../api/request-info.middleware';
+import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
+import { AuthorizationGuard } from '../authorization/authorization.guard';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { AuthorizerChain } from '../authorization/authorizer-chain';
+import { AuthorizationConfigModule } from '../authorization/config/authorization-config.module';
+import { createPermissionCheck } from '../authorization/create-authorization';
+import { AbacModule } from '../authorization/abac/abac.module';
+import { WebhookAuthorizationModule } from '../authorization/webhook/webhook.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
+import { NodeAuthorizerModule } from '../authorization/node/node-authorizer.module';
+import { SERVER_OPTIONS } from '../config/options';
+import { CoreModule } from '../core/core.module';
+import { HealthModule } from '../health/health.module';
+import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
+import { RbacModule } from '../rbac/rbac.module';
+import { ReviewsModule } from '../reviews/reviews.module';
+import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
+import { ABAC_POLICIES } from '../authorization/abac/abac.module';
+import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
+import type { ServerConfiguration } from './configuration';
+import { Database } from '../storage/database';
+import { StorageModule } from '../storage/storage.module';
+
+/** Everything the server consists of, wired for one loaded configuration and an open store. */
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(configuration: ServerConfiguration, db: Database): DynamicModule {
+    const { options } = configuration;
+    const configured = [
+      { provide: SERVER_OPTIONS, useValue: options },
+      { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
+      { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
+      { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
+      // The generic storages' create check, answered by the authorizer chain (a layer above them).
+      { provide: CREATE_PERMISSION_CHECK, useFactory: (chain: AuthorizerChain) => createPermissionCheck(chain), inject: [AuthorizerChain] },
+    ];
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        StorageModule.forRoot(db, { historyWindowSeconds: options.historyWindowSeconds }),
+        ApiModule,
+        AuthorizationModule,
+        // Before the feature modules, so the chain is built before their start-up work runs.
+        AuthorizationConfigModule,
+        CoreModule,
+        RbacModule,
+        ReviewsModule,
+        AuthenticationModule,
+        RbacAuthorizationModule,
+        NodeAuthorizerModule,
+        AbacModule,
+        WebhookAuthorizationModule,
+        MetricsModule,
+        HealthModule,
+        OpenApiUiModule,
+        // Last: its catch-all route answers what no route above serves.
+        UnknownPathModule,
+      ],
+      providers: [
+        ...configured,
+        // The pipeline's stages (authentication comes from its own module).
+        RequestInfoMiddleware,
+        ImpersonationMiddleware,
+        RequestBodyMiddleware,
+        RequestPipelineMiddleware,
+        { provide: APP_FILTER, useClass: StatusExceptionFilter },
+        { provide: APP_GUARD, useClass: AuthorizationGuard },
+      ],
+      exports: configured.map((p) => p.provide),
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestPipelineMiddleware).forRoutes('*');
+  }
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { OBJECT_STORE, ObjectStore } from './object-store';
+import { CHANGE_WAKEUPS, ChangeFeed, WakeupSource } from './change-feed';
+import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../metrics/watch-metrics';
+
+/** An open watch as the feed tracks it (the API layer's watch stream). */
+export interface ServedWatch {
+  close(): void;
+  /** Closed because the client stopped reading. */
+  readonly unresponsive: boolean;
+}
+
+/**
+ * The process-wide change feed plus the open watch streams, so shutdown ends every watch
+ * cleanly instead of leaving clients hanging.
+ */
+@Injectable()
+export class ChangeFeedService extends ChangeFeed implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly streams = new Set<ServedWatch>();
+
+  constructor(
+    @Inject(OBJECT_STORE) store: ObjectStore,
+    @Optional() @Inject(CHANGE_WAKEUPS) wakeups: WakeupSource | null,
+    @Optional() @Inject(SERVER_OPTIONS) options?: ServerOptions,
+  ) {
+    super(store, wakeups ?? null, options ? { windowBytes: options.watchCacheSizeBytes } : {});
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const stream of [...this.streams]) stream.close();
+    await this.stop();
+  }
+
+  /**
+   * Runs a watch on an open stream: registered (kube's watcher metrics) until `follow`
+   * returns, then the stream is closed and nothing of the watch is held here any more.
+   */
+  async serve(stream: ServedWatch, watched: WatchedResource, follow: () => Promise<void>): Promise<void> {
+    this.streams.add(stream);
+    recordWatcherRegistered(watched);
+    try {
+      await follow();
+    } finally {
+      stream.close();
+      this.streams.delete(stream);
+      recordWatcherClosed(watched, stream.unresponsive);
+    }
+  }
+}
