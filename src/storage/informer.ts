@@ -82,11 +82,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   start(): Promise<void> {
     if (this.follower.stopped) return Promise.reject(new Error(`informer for ${this.resource} is stopped`));
     this.starting ??= this.relist().then(
-      (revision) => {
-        this.follower.start(revision);
-        this.synced = true;
-        this.markSynced();
-      },
+      (revision) => this.follower.start(revision),
       (err) => {
         this.starting = null;
         throw err;
@@ -205,6 +201,9 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
       this.put(key, obj, old);
     }
+    // Synced in the same step as the delivery, so a handler added from now on gets the replay.
+    this.synced = true;
+    this.markSynced();
     return revision;
   }
 
