@@ -29,13 +29,6 @@ const OWN_WRITE_WAIT_MS = 5000;
 
 const CLUSTER_ROLES = storageResource(clusterRoleType);
 
-function abortPromise(signal: AbortSignal): Promise<false> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(false);
-    else signal.addEventListener('abort', () => resolve(false), { once: true });
-  });
-}
-
 /**
  * kube's clusterrole-aggregation controller: every ClusterRole with
  * `aggregationRule.clusterRoleSelectors` gets as `rules` the union of the rules of the
@@ -97,7 +90,6 @@ export class ClusterRoleAggregationController implements BeforeApplicationShutdo
 
   /** The controller loop while this process leads. */
   private async lead(lost: AbortSignal): Promise<void> {
-    const stopped = abortPromise(lost);
     let nextResync = 0;
     let failures = 0;
     let retryAt = 0;
@@ -130,10 +122,23 @@ export class ClusterRoleAggregationController implements BeforeApplicationShutdo
         continue;
       }
       if (this.dirty) continue;
-      const wait = Math.max(MIN_WAIT_MS, nextResync - Date.now());
-      await Promise.race([new Promise<void>((resolve) => (this.wake = resolve)), abortableSleep(wait, lost), stopped]);
-      this.wake = () => undefined;
+      await this.changeOrTimeout(Math.max(MIN_WAIT_MS, nextResync - Date.now()), lost);
     }
+  }
+
+  /** Waits for a ClusterRole change, `ms`, or the loss of leadership, whichever comes first. */
+  private changeOrTimeout(ms: number, lost: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        lost.removeEventListener('abort', done);
+        this.wake = () => undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+      lost.addEventListener('abort', done, { once: true });
+    });
   }
 
   /**
