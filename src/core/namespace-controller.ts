@@ -77,7 +77,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
     for (const { type, storage } of this.registry.all()) {
       if (!type.namespaced || !storage.deleteCollection) continue;
       const target = { type, groupResource: { group: type.group, resource: type.plural }, namespace: name, name: '' };
-      await storage.deleteCollection(target, { user: this.user, dryRun: false, fieldManager: NAMESPACE_CONTROLLER_NAME, query: {} });
+      await storage.deleteCollection(target, { user: this.user, dryRun: false, fieldManager: NAMESPACE_CONTROLLER_NAME });
       const left = await this.store.list(storageResource(type), { namespace: name, limit: 1 });
       remaining += left.items.length;
     }
