@@ -27,9 +27,10 @@ export interface AdmissionPlugin {
 /**
  * The validating admission plugins the generic storage runs on every create, update and
  * delete of every kind: cross-cutting plugins only (a check of particular kinds wraps
- * their storage instead). They run in one fixed order, `order` (the server's is
- * ADMISSION_PLUGINS, kube's order: NamespaceLifecycle, then NodeRestriction), whatever
- * order their modules register them in; a plugin the order does not name is refused.
+ * their storage instead). The plugins `order` names (the server's is ADMISSION_PLUGINS,
+ * kube's order: NamespaceLifecycle, then NodeRestriction) run in that order whatever
+ * order their modules register them in; any other plugin (a test's recorder) runs after
+ * them, in registration order.
  */
 export class AdmissionChain {
   private plugins: AdmissionPlugin[] = [];
@@ -37,9 +38,10 @@ export class AdmissionChain {
   constructor(private readonly order: readonly string[] = ADMISSION_PLUGINS) {}
 
   register(plugin: AdmissionPlugin): void {
-    if (!this.order.includes(plugin.name)) throw new Error(`admission plugin ${plugin.name} has no place in the admission order`);
     if (this.plugins.some((p) => p.name === plugin.name)) throw new Error(`admission plugin ${plugin.name} registered twice`);
-    this.plugins = [...this.plugins, plugin].sort((a, b) => this.order.indexOf(a.name) - this.order.indexOf(b.name));
+    const rank = (p: AdmissionPlugin) => (this.order.includes(p.name) ? this.order.indexOf(p.name) : this.order.length);
+    // Array.prototype.sort is stable: unordered plugins keep their registration order.
+    this.plugins = [...this.plugins, plugin].sort((a, b) => rank(a) - rank(b));
   }
 
   /** The registered plugins' names, in the order they run. */

@@ -29,7 +29,7 @@ describe('ClusterRoleAggregationController', () => {
     store = new MemoryStore();
     feed = new ChangeFeedService(store, null);
     await feed.start();
-    const admission = new AdmissionChain(['recorder']);
+    const admission = new AdmissionChain();
     admission.register({
       name: 'recorder',
       admit: async (req) => {
