@@ -9,6 +9,7 @@ import { OpenApiV2Controller } from './discovery/openapi-v2.controller';
 import { OpenApiV2Service } from './discovery/openapi-v2.service';
 import { ResourceRegistry } from './resources/registry';
 import { AdmissionChain } from './resources/admission';
+import { ADMISSION_PLUGINS } from '../config/flags';
 import { GenericStorageFactory } from './resources/generic-storage.factory';
 import { ResourceController } from './resources/resource.controller';
 import { ResourceHandler } from './resources/resource-handler';
@@ -30,7 +31,8 @@ import { ContinueTokenService } from './resources/continue-token.service';
   controllers: [ResourceController, DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
   providers: [
     ResourceRegistry,
-    AdmissionChain,
+    // The cross-cutting admission plugins, run in the one order ADMISSION_PLUGINS gives.
+    { provide: AdmissionChain, useFactory: () => new AdmissionChain(ADMISSION_PLUGINS) },
     GenericStorageFactory,
     TargetResolver,
     ResourceHandler,

@@ -25,7 +25,11 @@ export class HelpRequested extends Error {
 /** The names `--authorization-mode` accepts; each needs its module's authorizer factory at start. */
 export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node', 'Webhook'];
 
-/** Admission plugins this server has; NamespaceLifecycle is on by default, as in kube. */
+/**
+ * Admission plugins this server has, in the order the admission chain runs them (kube's
+ * order); NamespaceLifecycle is on by default, as in kube. The chain holds cross-cutting
+ * plugins only: RBAC's escalation check wraps the RBAC kinds' storages instead.
+ */
 export const ADMISSION_PLUGINS = ['NamespaceLifecycle', 'NodeRestriction'];
 
 const COMMAND = 'platform-authz-apiserver';

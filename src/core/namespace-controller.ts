@@ -179,7 +179,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
     for (const { type, storage } of this.registry.all()) {
       if (!type.namespaced || !storage.deleteCollection) continue;
       const target = { type, groupResource: { group: type.group, resource: type.plural }, namespace: name, name: '' };
-      await storage.deleteCollection(target, { ...this.writeOptions(), query: {} });
+      await storage.deleteCollection(target, { ...this.writeOptions() });
       const left = await this.store.list(storageResource(type), { namespace: name, limit: 1 });
       remaining += left.items.length;
     }
@@ -193,7 +193,7 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
     for (let attempt = 0; ; attempt++) {
       let current: Namespace;
       try {
-        current = (await storage.get(target, { user: this.user, query: {} })) as Namespace;
+        current = (await storage.get(target, { user: this.user })) as Namespace;
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) return;
         throw err;

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ApiModule } from '../api/api.module';
 import { ResourceRegistry } from '../api/resources/registry';
-import { AdmissionChain } from '../api/resources/admission';
+import { AdmissionRequest } from '../api/resources/admission';
 import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
@@ -9,31 +9,31 @@ import { HealthModule } from '../health/health.module';
 import { ClusterRoleAggregationController } from './aggregation/clusterrole-aggregation-controller';
 import { DefaultPolicyReconciler } from './bootstrap/default-policy-reconciler';
 import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
-import { RbacEscalationAdmission } from './escalation/escalation-admission';
+import { RbacEscalationCheck } from './escalation/escalation-check';
+import { PolicyBasedStorage } from './escalation/policy-based-storage';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/kinds';
 
 /**
- * The four RBAC kinds of rbac.authorization.platform.io/v1 on the generic storage, the
- * default policy reconciled at start, the ClusterRole aggregation controller, and the
- * escalation prevention every write of those kinds passes (an admission plugin, so it
- * covers create, update, patch and apply alike).
+ * The four RBAC kinds of rbac.authorization.platform.io/v1, each on the generic storage
+ * wrapped by the policy-based storage that runs the escalation check on its creates and
+ * updates (so create, update, every patch and apply alike), the default policy reconciled
+ * at start, and the ClusterRole aggregation controller.
  */
 @Module({
   imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule, HealthModule],
-  providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationAdmission],
+  providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationCheck],
 })
 export class RbacModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly factory: GenericStorageFactory,
-    private readonly admission: AdmissionChain,
-    private readonly escalation: RbacEscalationAdmission,
+    private readonly escalation: RbacEscalationCheck,
   ) {}
 
   onModuleInit(): void {
+    const check = (request: AdmissionRequest) => this.escalation.check(request);
     for (const type of [clusterRoleBindingType, clusterRoleType, roleBindingType, roleType]) {
-      this.registry.register(type, this.factory.create(type));
+      this.registry.register(type, new PolicyBasedStorage(this.factory.create(type), check));
     }
-    this.admission.register(this.escalation);
   }
 }

@@ -32,6 +32,15 @@ export interface DeleteParameters {
   gracePeriodSeconds?: number;
 }
 
+/** kube's CreateOptions as a POST carries them. */
+export type CreateOptions = Pick<RequestWriteOptions, 'dryRun' | 'fieldManager' | 'fieldValidation'>;
+/** kube's UpdateOptions as a PUT carries them (and its If-Match). */
+export type UpdateOptions = CreateOptions & Pick<RequestWriteOptions, 'ifMatch'>;
+/** kube's PatchOptions as a PATCH carries them (`force` for apply only). */
+export type PatchOptions = UpdateOptions & Pick<RequestWriteOptions, 'force'>;
+/** kube's DeleteOptions as a DELETE or deletecollection carries them, from its body or query. */
+export type DeleteOptions = Pick<RequestWriteOptions, 'dryRun'> & DeleteParameters;
+
 /** The group of kube's option kinds (meta.k8s.io). */
 export const META_GROUP = 'meta.platform.io';
 const DRY_RUN_ALL = 'All';

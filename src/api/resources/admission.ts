@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
 import { KubeObject } from '../../apimachinery/types';
+import { ADMISSION_PLUGINS } from '../../config/flags';
 import { Target, WriteOptions } from './storage';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -24,13 +24,29 @@ export interface AdmissionPlugin {
   admit(request: AdmissionRequest): Promise<void>;
 }
 
-/** The admission plugins in registration order; feature modules add theirs at start-up. */
-@Injectable()
+/**
+ * The validating admission plugins the generic storage runs on every create, update and
+ * delete of every kind: cross-cutting plugins only (a check of particular kinds wraps
+ * their storage instead). The plugins `order` names (the server's is ADMISSION_PLUGINS,
+ * kube's order: NamespaceLifecycle, then NodeRestriction) run in that order whatever
+ * order their modules register them in; any other plugin (a test's recorder) runs after
+ * them, in registration order.
+ */
 export class AdmissionChain {
-  private readonly plugins: AdmissionPlugin[] = [];
+  private plugins: AdmissionPlugin[] = [];
+
+  constructor(private readonly order: readonly string[] = ADMISSION_PLUGINS) {}
 
   register(plugin: AdmissionPlugin): void {
-    this.plugins.push(plugin);
+    if (this.plugins.some((p) => p.name === plugin.name)) throw new Error(`admission plugin ${plugin.name} registered twice`);
+    const rank = (p: AdmissionPlugin) => (this.order.includes(p.name) ? this.order.indexOf(p.name) : this.order.length);
+    // Array.prototype.sort is stable: unordered plugins keep their registration order.
+    this.plugins = [...this.plugins, plugin].sort((a, b) => rank(a) - rank(b));
+  }
+
+  /** The registered plugins' names, in the order they run. */
+  names(): string[] {
+    return this.plugins.map((p) => p.name);
   }
 
   async admit(request: AdmissionRequest): Promise<void> {

@@ -4,25 +4,16 @@ import { FieldError, fieldErrors } from '../../apimachinery/field-errors';
 import { isPlainObject, KubeList, KubeObject, Status } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta';
-import { objectKey, storageResource } from '../../apimachinery/store-key';
-import {
-  Change,
-  isStorableKeyPart,
-  KeyExistsError,
-  KeyNotFoundError,
-  ObjectKey,
-  ObjectStore,
-  RevisionCompactedError,
-  StaleRevisionError,
-  StoredObject,
-} from '../../storage/object-store';
-import { parseFieldSelector } from '../selectors/field-selector';
-import { parseLabelSelector, SelectorParseError } from '../selectors/label-selector';
+import { objectKey } from '../../apimachinery/store-key';
+import { isStorableKeyPart, KeyExistsError, KeyNotFoundError, ObjectKey, ObjectStore, StaleRevisionError, StoredObject } from '../../storage/object-store';
 import { ChangeFeedService } from '../../storage/change-feed.service';
-import { WatchEvent, WatchStream } from '../watch/watch-stream';
-import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
-import { getSemantics, listSemantics, ListQuery, WatchStart, watchSemantics } from './resource-version';
-import { AdmissionChain } from './admission';
+import { WatchStream } from '../watch/watch-stream';
+import { WatchServer } from '../watch/watch-server';
+import { awaitRevision } from '../watch/revision-wait';
+import { everything, GetOptions, ListOptions, WatchOptions } from '../request/read-options';
+import { ContinueTokens } from './continue-token';
+import { ListPager } from './list-pager';
+import { AdmissionChain, AdmissionRequest } from './admission';
 import { applyPatch, parsePatch } from '../patch/patcher';
 import { isApplyPatch, nonApplyPatchType } from '../patch/patch-types';
 import { decodeApplyConfiguration } from '../apply/apply-request';
@@ -30,29 +21,11 @@ import { ApplyConflicts } from '../apply/conflicts';
 import { FieldManager, keepTimestampsOfNoopWrite } from '../apply/field-manager';
 import { managerOrUserAgent } from '../apply/manager-name';
 import { DEFAULT_FIELD_VALIDATION } from '../validation/field-validation';
-import {
-  DeleteOptions,
-  DeleteResult,
-  ReadOptions,
-  ResourceStorage,
-  Target,
-  WriteOptions,
-  WriteResult,
-} from './storage';
+import { DeleteOptions, DeleteResult, Reader, ResourceStorage, Target, WriteOptions, WriteResult } from './storage';
 import { deepClone, fillCreateMetadata, generatedName, jsonEqual, nowTimestamp, pinUpdateMetadata } from '../../apimachinery/system-metadata';
 
 /** How often a generateName collision or an unconditional write's conflict is retried. */
 const MAX_RETRIES = 8;
-/** Rows read from the store per query when a list or watch pages through it. */
-const LIST_PAGE_SIZE = 500;
-/** Changes a watcher takes from the feed at a time. */
-const WATCH_BATCH = 500;
-/** A waiting watcher re-checks its deadline and bookmarks at least this often. */
-const WATCH_IDLE_WAKE_MS = 5000;
-/** How long a read naming a revision this process has not seen yet waits before 504. */
-const TOO_LARGE_RV_WAIT_MS = 3000;
-/** Fields every kind can be selected by; a kind's type adds its own (selectableFields). */
-const METADATA_FIELDS = ['metadata.name', 'metadata.namespace'];
 
 /**
  * Asks whether the caller of a write that would create an object may create it; throws
@@ -71,74 +44,6 @@ export interface GenericStorageDeps {
   authorizeCreate?: CreatePermissionCheck;
 }
 
-interface ObjectSelectors {
-  filtering: boolean;
-  matches(obj: KubeObject): boolean;
-}
-
-/** What a watch sends and for how long, from its query. */
-interface WatchScope {
-  /** '' = every namespace (and cluster-scoped kinds). */
-  namespace: string;
-  selectors: ObjectSelectors;
-  timeoutSeconds?: number;
-  bookmarks: boolean;
-}
-
-function firstString(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[0]) : undefined;
-  return v === undefined ? undefined : String(v);
-}
-
-function truthy(v: unknown): boolean {
-  const s = firstString(v);
-  return s === 'true' || s === '1';
-}
-
-function fieldsOf(type: ResourceType, obj: KubeObject): Record<string, string> {
-  const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '' };
-  for (const field of type.selectableFields ?? []) fields[field.name] = field.value(obj);
-  return fields;
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** An int64 query parameter as kube's conversion reads it (strconv.ParseInt), with its errors as 400. */
-function parseInt64(text: string): bigint {
-  if (!/^[+-]?\d+$/.test(text)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-  const n = BigInt(text);
-  if (n < INT64_MIN || n > INT64_MAX) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
-  return n;
-}
-
-/** Beyond this many items a limit cannot cut a list short: a bound for the store's queries. */
-const UNREACHABLE_LIMIT = 2n ** 31n;
-
-function parseListQuery(query: Record<string, unknown>): ListQuery {
-  const limitText = firstString(query.limit);
-  let limit: number | undefined;
-  if (limitText !== undefined && limitText !== '') {
-    // A limit of 0 or less means none, as in kube.
-    const n = parseInt64(limitText);
-    if (n > 0n) limit = Number(n < UNREACHABLE_LIMIT ? n : UNREACHABLE_LIMIT);
-  }
-  return {
-    resourceVersion: firstString(query.resourceVersion),
-    resourceVersionMatch: firstString(query.resourceVersionMatch),
-    limit,
-    continue: firstString(query.continue),
-  };
-}
-
-function parseTimeoutSeconds(v: unknown): number | undefined {
-  const text = firstString(v);
-  if (text === undefined || text === '') return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw errors.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(text)}: must be a non-negative integer`);
-  return n;
-}
-
 /**
  * A name or namespace the store cannot hold (a NUL character, which kube's etcd keys allow
  * and PostgreSQL text does not) is invalid, unless that field is refused already.
@@ -153,24 +58,28 @@ function withKeyErrors(obj: KubeObject, errs: FieldError[]): FieldError[] {
   return errs;
 }
 
-/** The ERROR event a watch from a compacted revision gets (kube: 410 Expired). */
-function tooOldStatus(revision: string): Status {
-  return errors.gone(`too old resource version: ${revision}`).toStatus();
-}
-
 /**
  * The one storage every kind uses, like kube's generic registry Store: it never names a
  * kind; the kind's strategy supplies preparation and validation, admission plugins the
- * cross-cutting checks. Hook order (kube's BeforeCreate/BeforeUpdate): system metadata,
- * namespace checks, prepare, validate, admission, then the store.
+ * cross-cutting checks, and a wrapper (e.g. RBAC's escalation check) its own check through
+ * the write's `validate`. Lists are paged by the ListPager and watches served by the
+ * WatchServer; every write goes through here, in kube's hook order
+ * (BeforeCreate/BeforeUpdate): system metadata, namespace checks, prepare, validate,
+ * admission, the write's own validation, then the store.
  */
 export class GenericStorage implements Required<ResourceStorage> {
+  private readonly pager: ListPager;
+  private readonly watchServer: WatchServer;
+
   constructor(
     private readonly type: ResourceType,
     private readonly store: ObjectStore,
     private readonly admission: AdmissionChain,
     private readonly deps: GenericStorageDeps,
-  ) {}
+  ) {
+    this.pager = new ListPager(type, { store, feed: deps.feed, continueTokens: deps.continueTokens });
+    this.watchServer = new WatchServer(type, { store, feed: deps.feed, bookmarkIntervalMs: deps.bookmarkIntervalMs });
+  }
 
   private fieldManagerOfKind?: FieldManager;
 
@@ -186,228 +95,21 @@ export class GenericStorage implements Required<ResourceStorage> {
 
   // ---- reads -------------------------------------------------------------------------
 
-  async get(target: Target, opts?: ReadOptions): Promise<KubeObject> {
+  async get(target: Target, opts?: GetOptions & Partial<Reader>): Promise<KubeObject> {
     // get: unset = most recent, 0 = any, N = not older than N (wait briefly for it, else 504).
-    const sem = getSemantics(firstString(opts?.query.resourceVersion));
-    if (sem.kind === 'NotOlderThan') await this.awaitRevision(sem.revision);
+    const sem = opts?.resourceVersion;
+    if (sem?.kind === 'NotOlderThan') await awaitRevision(this.deps.feed, this.store, sem.revision);
     const stored = await this.store.get(this.key(target));
     if (!stored) throw errors.notFound(target.groupResource, target.name);
     return this.present(stored.object);
   }
 
-  async list(target: Target, opts: ReadOptions): Promise<KubeList> {
-    const query = parseListQuery(opts.query);
-    const sem = listSemantics(query);
-    const selectors = this.selectors(opts.query);
-    const namespace = this.type.namespaced && target.namespace ? target.namespace : undefined;
-
-    // Where the list starts: the snapshot revision (undefined = read the current state) and key.
-    let atRevision: string | undefined;
-    let after: { namespace: string; name: string } | undefined;
-    switch (sem.kind) {
-      case 'NotOlderThan':
-        await this.awaitRevision(sem.revision);
-        break;
-      case 'Exact':
-        await this.awaitRevision(sem.revision);
-        await this.checkNotCompacted(sem.revision, 'The resourceVersion for the provided list is too old.');
-        atRevision = sem.revision;
-        break;
-      case 'Continue': {
-        const pos = this.deps.continueTokens.decode(sem.token);
-        await this.checkNotCompacted(pos.revision, EXPIRED_CONTINUE_MESSAGE);
-        atRevision = pos.revision;
-        after = { namespace: pos.namespace, name: pos.name };
-        break;
-      }
-      default:
-        break;
-    }
-
-    const limit = query.limit && query.limit > 0 ? query.limit : undefined;
-    const items: KubeObject[] = [];
-    let snapshot = atRevision;
-    let lastKey: { namespace: string; name: string } | undefined;
-    let more = false;
-    let remaining: number | undefined;
-    // Page through the store so a request never holds more than one page of rows beyond its answer.
-    for (;;) {
-      const want = limit ? limit - items.length : LIST_PAGE_SIZE;
-      const page = await this.store.list(storageResource(this.type), {
-        namespace,
-        atRevision: snapshot,
-        after,
-        limit: selectors.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
-      });
-      snapshot = page.revision;
-      for (const stored of page.items) {
-        if (limit && items.length >= limit) {
-          more = true;
-          break;
-        }
-        lastKey = { namespace: stored.key.namespace, name: stored.key.name };
-        if (selectors.matches(stored.object)) items.push(this.listItem(stored.object));
-      }
-      if (more) break;
-      if (!page.hasMore) break;
-      if (limit && items.length >= limit) {
-        more = true;
-        remaining = selectors.filtering ? undefined : page.remaining;
-        break;
-      }
-      const last = page.items[page.items.length - 1];
-      after = { namespace: last.key.namespace, name: last.key.name };
-    }
-
-    const metadata: KubeList['metadata'] = { resourceVersion: snapshot };
-    if (more && lastKey) {
-      metadata.continue = this.deps.continueTokens.encode({ revision: snapshot!, ...lastKey });
-      if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
-    }
-    return { apiVersion: apiVersionOf(this.type), kind: this.type.listKind, metadata, items };
+  async list(target: Target, opts: ListOptions & Reader): Promise<KubeList> {
+    return this.pager.list(target.namespace, opts);
   }
 
-  /** Parsed label and field selectors of a list, watch or deletecollection; bad syntax is 400. */
-  private selectors(query: Record<string, unknown>): ObjectSelectors {
-    try {
-      const label = parseLabelSelector(firstString(query.labelSelector));
-      const supported = [...METADATA_FIELDS, ...(this.type.selectableFields ?? []).map((f) => f.name)];
-      const field = parseFieldSelector(firstString(query.fieldSelector), supported);
-      return {
-        filtering: !label.empty || !field.empty,
-        matches: (obj: KubeObject) => label.matches(obj.metadata.labels) && field.matches(fieldsOf(this.type, obj)),
-      };
-    } catch (err) {
-      if (err instanceof SelectorParseError) throw errors.badRequest(`unable to parse requirement: ${err.message}`);
-      throw err;
-    }
-  }
-
-  /** "Not older than" a revision this process has not seen yet: wait briefly, then 504. */
-  private async awaitRevision(revision: string): Promise<void> {
-    if (await this.deps.feed.waitForRevision(revision, TOO_LARGE_RV_WAIT_MS)) return;
-    const current = BigInt(await this.store.currentRevision());
-    if (current >= BigInt(revision)) return;
-    throw errors.tooLargeResourceVersion(1);
-  }
-
-  private async checkNotCompacted(revision: string, message: string): Promise<void> {
-    if (BigInt(revision) < BigInt(await this.store.compactedRevision())) throw errors.gone(message);
-  }
-
-  // ---- watch ---------------------------------------------------------------------------
-
-  async watch(target: Target, opts: ReadOptions, open: () => WatchStream): Promise<void> {
-    const query = opts.query;
-    const start = watchSemantics({
-      resourceVersion: firstString(query.resourceVersion),
-      resourceVersionMatch: firstString(query.resourceVersionMatch),
-      sendInitialEvents: query.sendInitialEvents === undefined ? undefined : truthy(query.sendInitialEvents),
-      allowWatchBookmarks: truthy(query.allowWatchBookmarks),
-    });
-    const scope: WatchScope = {
-      namespace: this.type.namespaced ? target.namespace : '',
-      selectors: this.selectors(query),
-      timeoutSeconds: parseTimeoutSeconds(query.timeoutSeconds),
-      bookmarks: truthy(query.allowWatchBookmarks),
-    };
-    if (start.initialEvents && start.from.kind === 'NotOlderThan') await this.awaitRevision(start.from.revision);
-    // Everything that can fail as a plain 400/504 has run: from here on errors are events.
-    const stream = open();
-    await this.deps.feed.serve(stream, target.groupResource, () => this.follow(stream, start, scope));
-  }
-
-  /** Streams a watch from its start until it ends (timeout, cut-off, the client leaving). */
-  private async follow(stream: WatchStream, start: WatchStart, scope: WatchScope): Promise<void> {
-    const feed = this.deps.feed;
-    const resource = storageResource(this.type);
-    const inScope = (c: Change) => c.key.resource === resource && (!scope.namespace || c.key.namespace === scope.namespace);
-    let cursor: string;
-    if (start.initialEvents) {
-      cursor = await this.sendInitialState(stream, scope.namespace, scope.selectors);
-      if (start.initialEventsEndBookmark) stream.send(this.bookmark(cursor, true));
-    } else if (start.from.kind === 'Exact') {
-      cursor = start.from.revision;
-      if (BigInt(cursor) < BigInt(await this.store.compactedRevision())) {
-        stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
-        return;
-      }
-    } else {
-      // sendInitialEvents=false without a revision: start at the newest one, with no state.
-      cursor = await this.store.currentRevision();
-    }
-
-    const deadline = scope.timeoutSeconds !== undefined ? Date.now() + scope.timeoutSeconds * 1000 : Infinity;
-    let nextBookmark = Date.now() + this.deps.bookmarkIntervalMs;
-    while (!stream.closed) {
-      let changes: Change[];
-      try {
-        changes = await feed.changesAfter(cursor, WATCH_BATCH);
-      } catch (err) {
-        if (!(err instanceof RevisionCompactedError)) throw err;
-        stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
-        return;
-      }
-      for (const change of changes) {
-        cursor = change.revision;
-        if (!inScope(change)) continue;
-        const event = this.watchEvent(change, scope.selectors);
-        if (event && !stream.send(event, change)) return;
-      }
-      if (changes.length > 0) continue;
-      const now = Date.now();
-      if (now >= deadline) return;
-      if (scope.bookmarks && now >= nextBookmark) {
-        stream.send(this.bookmark(cursor, false));
-        nextBookmark = now + this.deps.bookmarkIntervalMs;
-      }
-      const wait = Math.min(deadline, scope.bookmarks ? nextBookmark : Infinity, now + WATCH_IDLE_WAKE_MS) - now;
-      // The stream's signal ends the wait the moment the client goes.
-      await feed.waitForNewer(cursor, Math.max(wait, 1), stream.signal);
-    }
-  }
-
-  /** Synthetic ADDED events for the current state, paged; returns the snapshot revision. */
-  private async sendInitialState(stream: WatchStream, namespace: string, selectors: ObjectSelectors): Promise<string> {
-    let snapshot: string | undefined;
-    let after: { namespace: string; name: string } | undefined;
-    for (;;) {
-      const page = await this.store.list(storageResource(this.type), {
-        namespace: namespace || undefined,
-        atRevision: snapshot,
-        after,
-        limit: LIST_PAGE_SIZE,
-      });
-      snapshot = page.revision;
-      for (const stored of page.items) {
-        if (selectors.matches(stored.object)) stream.send({ type: 'ADDED', object: this.present(stored.object) });
-      }
-      if (!page.hasMore || stream.closed) return snapshot;
-      const last = page.items[page.items.length - 1];
-      after = { namespace: last.key.namespace, name: last.key.name };
-    }
-  }
-
-  /**
-   * One change as a watcher with selectors sees it: an object that stops matching is
-   * DELETED for it, one that starts matching is ADDED, as kube's watch cache does.
-   */
-  private watchEvent(change: Change, selectors: ObjectSelectors): WatchEvent | null {
-    if (!selectors.filtering) return { type: change.type, object: this.present(change.object) };
-    const now = selectors.matches(change.object);
-    if (change.type !== 'MODIFIED') return now ? { type: change.type, object: this.present(change.object) } : null;
-    const before = change.previous ? selectors.matches(change.previous) : now;
-    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: this.present(change.object) };
-    if (!before) return null;
-    // The watcher last saw the object as it matched: that content, at the change's revision.
-    const last = change.previous!;
-    return { type: 'DELETED', object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
-  }
-
-  private bookmark(revision: string, initialEventsEnd: boolean): WatchEvent {
-    const metadata: KubeObject['metadata'] = { resourceVersion: revision };
-    if (initialEventsEnd) metadata.annotations = { 'platform.io/initial-events-end': 'true' };
-    return { type: 'BOOKMARK', object: { apiVersion: apiVersionOf(this.type), kind: this.type.kind, metadata } };
+  async watch(target: Target, opts: WatchOptions & Reader, open: () => WatchStream): Promise<void> {
+    return this.watchServer.serve(target.groupResource, target.namespace, opts, open);
   }
 
   // ---- create ------------------------------------------------------------------------
@@ -435,7 +137,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     );
     const named: Target = { ...target, name: obj.metadata.name! };
     if (viaUpdate) await this.deps.authorizeCreate?.(named, opts.user);
-    await this.admission.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });
+    await this.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });
     if (opts.dryRun) {
       if (!wantsGeneratedName && (await this.store.get(this.key(named)))) {
         throw errors.alreadyExists(target.groupResource, named.name);
@@ -592,7 +294,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       ...validateObjectMeta(obj.metadata, { namespaced: this.type.namespaced, nameValidator: this.type.nameValidator }),
       ...this.type.strategy.validateUpdate(obj, old.object, ctx),
     ]);
-    await this.admission.admit({ operation: 'UPDATE', target, object: obj, old: old.object, options: opts });
+    await this.admit({ operation: 'UPDATE', target, object: obj, old: old.object, options: opts });
     obj.metadata.resourceVersion = old.revision;
     keepTimestampsOfNoopWrite(obj, old.object);
     // An update that changes nothing is not written (no new revision), as in kube.
@@ -647,8 +349,8 @@ export class GenericStorage implements Required<ResourceStorage> {
     return { body: this.present(stored.object), code: 200 };
   }
 
-  async deleteCollection(target: Target, opts: DeleteOptions & ReadOptions): Promise<Status> {
-    const list = await this.list(target, opts);
+  async deleteCollection(target: Target, opts: DeleteOptions, listOptions: ListOptions = everything(this.type)): Promise<Status> {
+    const list = await this.list(target, { ...listOptions, user: opts.user });
     for (const item of list.items) {
       try {
         await this.delete({ ...target, namespace: item.metadata.namespace ?? '', name: item.metadata.name! }, opts);
@@ -696,6 +398,12 @@ export class GenericStorage implements Required<ResourceStorage> {
   /** An update leaving an object being deleted without finalizers removes it (kube's ShouldDeleteDuringUpdate). */
   protected shouldDeleteDuringUpdate(obj: KubeObject): boolean {
     return !!obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length;
+  }
+
+  /** Admission of a create or update: the chain's plugins, then the write's own check (a wrapper's). */
+  private async admit(request: AdmissionRequest): Promise<void> {
+    await this.admission.admit(request);
+    await request.options.validate?.(request);
   }
 
   /** Local writes reach this process's watchers at once; NOTIFY and polling cover the others. */
@@ -749,11 +457,4 @@ export class GenericStorage implements Required<ResourceStorage> {
   private present(obj: KubeObject): KubeObject {
     return { apiVersion: apiVersionOf(this.type), kind: this.type.kind, ...obj };
   }
-
-  /** List items carry no TypeMeta of their own in kube's responses. */
-  private listItem(obj: KubeObject): KubeObject {
-    const { apiVersion: _a, kind: _k, ...rest } = obj;
-    return rest as KubeObject;
-  }
 }
-

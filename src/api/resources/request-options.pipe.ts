@@ -3,43 +3,96 @@ import { ResponseNegotiation } from './response-negotiation';
 import { deleteOptionsBody } from '../codec/protobuf/protobuf-body';
 import { ApiRequest } from '../request/request-context';
 import { parseRequestWriteOptions, RequestWriteOptions } from '../request/request-options';
+import { parseGetOptions, parseListOptions, parseWatchOptions, Query } from '../request/read-options';
+import { ResolvedRequest, TargetResolver } from './target-resolver';
 
 /** The verbs whose requests carry write options. */
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/** A resource request once the request-options stage has run: its target resolved, its options parsed. */
+export interface ResourceApiRequest extends ApiRequest {
+  resolved: ResolvedRequest;
+}
+
 /**
  * The options of a resource request, settled after authorization and before the handler
- * does any work: first content negotiation (so a 406 costs nothing and is itself rendered
- * for the kind), then the write options of every write (dryRun, fieldValidation,
- * fieldManager, force, If-Match, DeleteOptions), parsed and checked once; bad options are
- * refused here with kube's Status. A pipe on the handler's request parameter rather than an
- * interceptor: on this runtime every Nest interceptor binds two async resources per request,
- * which cost more than all the parsing it does.
+ * does any work, each parsed and checked exactly once, in kube's order:
+ * 1. the target is resolved (the kind, namespace and name; remembered, refused only below);
+ * 2. content negotiation, so a 406 costs nothing and is itself rendered for the kind;
+ * 3. the write options of every write (CreateOptions, UpdateOptions, PatchOptions,
+ *    DeleteOptions: dryRun, fieldValidation, fieldManager, force, If-Match, preconditions,
+ *    propagationPolicy, gracePeriodSeconds);
+ * 4. an unknown path is 404, a verb the kind does not serve there 405;
+ * 5. the read options (GetOptions, ListOptions, WatchOptions: resourceVersion(Match),
+ *    limit, continue, selectors, timeoutSeconds, allowWatchBookmarks, sendInitialEvents);
+ *    a deletecollection has ListOptions too.
+ * Bad options are refused here with kube's Status; the storage receives typed options and
+ * never sees the query. A pipe on the handler's request parameter rather than an
+ * interceptor: on this runtime every Nest interceptor binds two async resources per
+ * request, which cost more than all the parsing it does.
  */
 @Injectable()
-export class RequestOptionsPipe implements PipeTransform<ApiRequest, ApiRequest> {
-  constructor(private readonly negotiation: ResponseNegotiation) {}
+export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApiRequest> {
+  constructor(
+    private readonly negotiation: ResponseNegotiation,
+    private readonly resolver: TargetResolver,
+  ) {}
 
-  transform(req: ApiRequest): ApiRequest {
-    this.negotiation.prepare(req);
-    if (req.requestInfo?.isResourceRequest && WRITE_VERBS.has(req.requestInfo.verb)) writeOptionsOf(req);
-    return req;
+  transform(req: ApiRequest): ResourceApiRequest {
+    const info = req.requestInfo;
+    let resolved: ResolvedRequest | undefined;
+    let unresolved: unknown;
+    try {
+      resolved = this.resolver.resolve(info);
+    } catch (err) {
+      unresolved = err;
+    }
+    if (info?.isResourceRequest && resolved) this.negotiation.prepare(req, resolved.target.type);
+    if (info?.isResourceRequest && WRITE_VERBS.has(info.verb)) req.writeOptions = parseWriteOptions(req);
+    if (!resolved) throw unresolved;
+    this.parseReadOptions(req, resolved);
+    return Object.assign(req, { resolved });
+  }
+
+  /** The verb's storage method must exist (405 first), then its read options are parsed. */
+  private parseReadOptions(req: ApiRequest, resolved: ResolvedRequest): void {
+    const query = req.query as Query;
+    const { type, name } = resolved.target;
+    switch (req.requestInfo.verb) {
+      case 'watch':
+        this.resolver.method(resolved, 'watch', 'watch');
+        req.watchOptions = parseWatchOptions(query, type, resolved.single ? name : '');
+        return;
+      case 'get':
+      case 'list':
+        if (resolved.single) {
+          this.resolver.method(resolved, 'get', 'get');
+          req.getOptions = parseGetOptions(query);
+        } else {
+          this.resolver.method(resolved, 'list', 'list');
+          req.listOptions = parseListOptions(query, type);
+        }
+        return;
+      case 'deletecollection':
+        if (resolved.single) return;
+        this.resolver.method(resolved, 'deleteCollection', 'deletecollection');
+        req.listOptions = parseListOptions(query, type);
+        return;
+      default:
+        return;
+    }
   }
 }
 
 /** The request of a resource handler, with its options settled by `RequestOptionsPipe`. */
 export const ResourceRequest = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<ApiRequest>());
 
-/** The request's parsed write options (parsed now if the pipe did not run). */
-export function writeOptionsOf(req: ApiRequest): RequestWriteOptions {
-  if (!req.writeOptions) {
-    req.writeOptions = parseRequestWriteOptions({
-      method: req.method,
-      query: req.query as Record<string, unknown>,
-      headers: req.headers,
-      // Protobuf clients send DeleteOptions as a protobuf message; the codecs turn it into JSON.
-      body: req.method.toUpperCase() === 'DELETE' ? deleteOptionsBody(req.headers['content-type'], req.rawBody) : undefined,
-    });
-  }
-  return req.writeOptions!;
+function parseWriteOptions(req: ApiRequest): RequestWriteOptions | undefined {
+  return parseRequestWriteOptions({
+    method: req.method,
+    query: req.query as Query,
+    headers: req.headers,
+    // Protobuf clients send DeleteOptions as a protobuf message; the codecs turn it into JSON.
+    body: req.method.toUpperCase() === 'DELETE' ? deleteOptionsBody(req.headers['content-type'], req.rawBody) : undefined,
+  });
 }

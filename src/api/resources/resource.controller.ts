@@ -1,7 +1,6 @@
 import { Controller, Delete, Get, Patch, Post, Put, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiRequest } from '../request/request-context';
-import { RequestOptionsPipe, ResourceRequest } from './request-options.pipe';
+import { RequestOptionsPipe, ResourceApiRequest, ResourceRequest } from './request-options.pipe';
 import { ResourceHandler } from './resource-handler';
 
 /** Core group paths, then named group paths; the handler resolves the kind from request info. */
@@ -13,27 +12,27 @@ export class ResourceController {
   constructor(private readonly handler: ResourceHandler) {}
 
   @Get(RESOURCE_PATHS)
-  read(@ResourceRequest(RequestOptionsPipe) req: ApiRequest, @Res() res: Response): Promise<void> {
+  read(@ResourceRequest(RequestOptionsPipe) req: ResourceApiRequest, @Res() res: Response): Promise<void> {
     return this.handler.read(req, res);
   }
 
   @Post(RESOURCE_PATHS)
-  create(@ResourceRequest(RequestOptionsPipe) req: ApiRequest, @Res() res: Response): Promise<void> {
+  create(@ResourceRequest(RequestOptionsPipe) req: ResourceApiRequest, @Res() res: Response): Promise<void> {
     return this.handler.create(req, res);
   }
 
   @Put(RESOURCE_PATHS)
-  update(@ResourceRequest(RequestOptionsPipe) req: ApiRequest, @Res() res: Response): Promise<void> {
+  update(@ResourceRequest(RequestOptionsPipe) req: ResourceApiRequest, @Res() res: Response): Promise<void> {
     return this.handler.update(req, res);
   }
 
   @Patch(RESOURCE_PATHS)
-  patch(@ResourceRequest(RequestOptionsPipe) req: ApiRequest, @Res() res: Response): Promise<void> {
+  patch(@ResourceRequest(RequestOptionsPipe) req: ResourceApiRequest, @Res() res: Response): Promise<void> {
     return this.handler.patch(req, res);
   }
 
   @Delete(RESOURCE_PATHS)
-  delete(@ResourceRequest(RequestOptionsPipe) req: ApiRequest, @Res() res: Response): Promise<void> {
+  delete(@ResourceRequest(RequestOptionsPipe) req: ResourceApiRequest, @Res() res: Response): Promise<void> {
     return this.handler.delete(req, res);
   }
 }

@@ -4,6 +4,8 @@ import { GroupResource, KubeList, KubeObject, Status } from '../../apimachinery/
 import { WatchStream } from '../watch/watch-stream';
 import type { FieldValidationDirective } from '../validation/field-validation';
 import type { RequestWriteOptions } from '../request/request-options';
+import type { GetOptions, ListOptions, WatchOptions } from '../request/read-options';
+import type { AdmissionRequest } from './admission';
 
 /** Where a request points: the kind, and the namespace/name from the path. */
 export interface Target {
@@ -31,11 +33,18 @@ export interface WriteOptions {
   ifMatch?: string;
   /** Records a response `Warning` at once (kube's warning.AddWarning), so it is sent even if the write then fails. */
   warn?(message: string): void;
+  /**
+   * A check of the object about to be written, run by the store after the kind's own
+   * validation and the admission chain, before the write (kube's createValidation and
+   * updateValidation arguments): how a storage wrapper checks every create, update, patch
+   * and apply at the same point. Throws a StatusError to refuse.
+   */
+  validate?(request: AdmissionRequest): Promise<void>;
 }
 
-export interface ReadOptions {
+/** Who reads: the caller of a get, list or watch, besides the typed options of the verb. */
+export interface Reader {
   user: UserInfo;
-  query: Record<string, unknown>;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -64,15 +73,16 @@ export interface DeleteResult {
  * methods its storage has. Most kinds use the generic storage; special ones wrap it.
  */
 export interface ResourceStorage {
-  get?(target: Target, opts: ReadOptions): Promise<KubeObject>;
-  list?(target: Target, opts: ReadOptions): Promise<KubeList>;
-  /** Checks the options, then opens the stream and sends events until it closes. */
-  watch?(target: Target, opts: ReadOptions, open: () => WatchStream): Promise<void>;
+  get?(target: Target, opts: GetOptions & Reader): Promise<KubeObject>;
+  list?(target: Target, opts: ListOptions & Reader): Promise<KubeList>;
+  /** Checks what it must before streaming (a 504 for a revision not reached), then opens the stream and sends events until it closes. */
+  watch?(target: Target, opts: WatchOptions & Reader, open: () => WatchStream): Promise<void>;
   create?(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult>;
   update?(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult>;
   patch?(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult>;
   delete?(target: Target, opts: DeleteOptions): Promise<DeleteResult>;
-  deleteCollection?(target: Target, opts: DeleteOptions & ReadOptions): Promise<Status>;
+  /** Deletes what `list` selects (every object of the target's namespace when absent). */
+  deleteCollection?(target: Target, opts: DeleteOptions, list?: ListOptions): Promise<Status>;
 }
 
 /** The storage method that serves each verb. */

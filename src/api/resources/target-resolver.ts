@@ -22,21 +22,10 @@ export interface ResolvedRequest {
  */
 @Injectable()
 export class TargetResolver {
-  /** A request is resolved once: negotiation, the handler and the writer all ask. */
-  private readonly resolved = new WeakMap<RequestInfo, ResolvedRequest>();
-
   constructor(private readonly registry: ResourceRegistry) {}
 
+  /** Called once per request, by the request-options pipe, which keeps the answer on the request. */
   resolve(info: RequestInfo): ResolvedRequest {
-    let resolved = this.resolved.get(info);
-    if (!resolved) {
-      resolved = this.resolveOnce(info);
-      this.resolved.set(info, resolved);
-    }
-    return resolved;
-  }
-
-  private resolveOnce(info: RequestInfo): ResolvedRequest {
     const group = info.apiPrefix === 'api' ? '' : info.apiGroup;
     if (info.apiPrefix === 'api' && info.apiVersion !== 'v1') throw errors.pathNotFound();
     const entry = this.registry.lookup(group, info.apiVersion, info.resource);

@@ -180,7 +180,7 @@ export class ClusterRoleAggregationController implements BeforeApplicationShutdo
     for (let attempt = 0; ; attempt++) {
       let current: ClusterRole;
       try {
-        current = (await storage.get!(target, { user: this.user, query: {} })) as ClusterRole;
+        current = (await storage.get!(target, { user: this.user })) as ClusterRole;
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) return false;
         throw err;

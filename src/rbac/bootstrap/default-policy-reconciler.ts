@@ -129,7 +129,7 @@ export class DefaultPolicyReconciler {
 
   private async read(storage: ResourceStorage, target: Target): Promise<KubeObject | null> {
     try {
-      return await storage.get!(target, { user: SYSTEM_USER, query: {} });
+      return await storage.get!(target, { user: SYSTEM_USER });
     } catch (err) {
       if (isStatus(err, 404)) return null;
       throw err;

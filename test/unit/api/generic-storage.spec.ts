@@ -2,6 +2,7 @@ import { AdmissionChain } from '../../../src/api/resources/admission';
 import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
+import { parseListOptions } from '../../../src/api/request/read-options';
 import { ChangeFeed } from '../../../src/storage/change-feed';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { roleType } from '../../../src/rbac/kinds/kinds';
@@ -15,7 +16,7 @@ describe('GenericStorage', () => {
   let roles: GenericStorage;
   const target = (namespace: string, name = ''): Target => ({ type: roleType, groupResource: { group: roleType.group, resource: 'roles' }, namespace, name });
   const write = { user: SYSTEM_USER, dryRun: false };
-  const list = (namespace: string, query: Record<string, unknown>) => roles.list(target(namespace), { user: SYSTEM_USER, query });
+  const list = async (namespace: string, query: Record<string, unknown>) => roles.list(target(namespace), { ...parseListOptions(query, roleType), user: SYSTEM_USER });
   const role = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, rules: [] });
 
   beforeEach(async () => {

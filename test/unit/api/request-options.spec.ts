@@ -73,4 +73,49 @@ describe('write options', () => {
       'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
     );
   });
+
+  it('DELETE: each query option, and each error', () => {
+    const del = (query: Record<string, unknown>) => parse({ method: 'DELETE', query });
+    expect(del({})).toEqual({
+      dryRun: false,
+      fieldValidation: 'Warn',
+      delete: { preconditions: undefined, propagationPolicy: undefined, gracePeriodSeconds: undefined },
+    });
+    expect(del({ gracePeriodSeconds: '-1' })?.delete?.gracePeriodSeconds).toBe(-1);
+    expect(statusOf(() => del({ gracePeriodSeconds: 'soon' })).message).toBe('gracePeriodSeconds: Invalid value: "soon": must be an integer');
+    for (const policy of ['Foreground', 'Background', 'Orphan']) expect(del({ propagationPolicy: policy })?.delete?.propagationPolicy).toBe(policy);
+    // The deprecated orphanDependents=true is the Orphan policy; it may not be given with one.
+    expect(del({ orphanDependents: 'true' })?.delete?.propagationPolicy).toBe('Orphan');
+    expect(del({ orphanDependents: 'false' })?.delete?.propagationPolicy).toBeUndefined();
+    const both = statusOf(() => del({ orphanDependents: 'true', propagationPolicy: 'Orphan' }));
+    expect([both.code, both.message]).toEqual([
+      422,
+      'DeleteOptions.meta.platform.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+    ]);
+    expect(statusOf(() => del({ dryRun: 'x' })).message).toBe(
+      'DeleteOptions.meta.platform.io "" is invalid: dryRun: Unsupported value: []string{"x"}: supported values: "All"',
+    );
+  });
+
+  it('DELETE: preconditions come from the body; a body that is not JSON is 400', () => {
+    const body = Buffer.from('{"preconditions":{"resourceVersion":"5"},"gracePeriodSeconds":3}');
+    expect(parse({ method: 'DELETE', body })?.delete).toEqual({
+      preconditions: { uid: undefined, resourceVersion: '5' },
+      propagationPolicy: undefined,
+      gracePeriodSeconds: 3,
+    });
+    // Empty preconditions are none.
+    expect(parse({ method: 'DELETE', body: Buffer.from('{"preconditions":{}}') })?.delete?.preconditions).toBeUndefined();
+    const bad = statusOf(() => parse({ method: 'DELETE', body: Buffer.from('{bad') }));
+    expect(bad.code).toBe(400);
+    expect(bad.message).toMatch(/^couldn't get version\/kind; json parse error: /);
+  });
+
+  it('force is read as Go reads a bool; PATCH and PUT carry no DeleteOptions', () => {
+    const apply = (force: string) => parse({ method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force } });
+    expect(apply('false')?.force).toBe(false);
+    expect(apply('0')?.force).toBe(false);
+    expect(apply('1')?.force).toBe(true);
+    expect(parse({ method: 'PUT' })).not.toHaveProperty('delete');
+  });
 });

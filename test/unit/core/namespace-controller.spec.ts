@@ -65,7 +65,7 @@ describe('NamespaceController', () => {
     await feed.stop();
   });
 
-  const getNamespace = (name: string) => namespaces.get(target(namespaceType, '', name), { user: SYSTEM_USER, query: {} });
+  const getNamespace = (name: string) => namespaces.get(target(namespaceType, '', name), { user: SYSTEM_USER });
   const createNamespace = (name: string) => namespaces.create(target(namespaceType, ''), { metadata: { name } }, write);
   const createConfigMap = (namespace: string, name: string, finalizers?: string[]) =>
     configMaps.create(target(configMapType, namespace), { metadata: { name, ...(finalizers ? { finalizers } : {}) }, data: { k: 'v' } }, write);

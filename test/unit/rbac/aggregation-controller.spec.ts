@@ -59,7 +59,7 @@ describe('ClusterRoleAggregationController', () => {
     await feed.stop();
   });
 
-  const rulesOf = async (name: string) => ((await storage.get(target(name), { user: SYSTEM_USER, query: {} })) as any).rules;
+  const rulesOf = async (name: string) => ((await storage.get(target(name), { user: SYSTEM_USER })) as any).rules;
 
   it('fills an aggregate before start() returns, then writes only when the union changes', async () => {
     await storage.create(target(), { metadata: { name: 'm', labels: { agg: 'true' } }, rules: [rule('pods')] }, write);

@@ -17,7 +17,7 @@ import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer'
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { secretType } from '../../../src/core/kinds/secret';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
-import { RbacEscalationAdmission } from '../../../src/rbac/escalation/escalation-admission';
+import { RbacEscalationCheck } from '../../../src/rbac/escalation/escalation-check';
 import { EscalationAuthorizer } from '../../../src/rbac/escalation/escalation-authorization';
 import { isOnlyMutatingGcFields } from '../../../src/rbac/escalation/gc-fields';
 import { confirmNoEscalation } from '../../../src/rbac/escalation/no-escalation';
@@ -202,7 +202,7 @@ function admissionWith(objects: Objects, configured: Authorizer[] = [alwaysAllow
   const chain = new AuthorizerChain();
   chain.replace(configured);
   const store = { currentRevision: async () => '1' } as unknown as ObjectStore;
-  return { index, plugin: new RbacEscalationAdmission(index as unknown as RbacIndex, chain, store) };
+  return { index, plugin: new RbacEscalationCheck(index as unknown as RbacIndex, chain, store) };
 }
 
 interface Write {
@@ -233,9 +233,9 @@ function request(kind: 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBind
 }
 
 /** The Status a refused admission throws, or 'admitted'. */
-async function outcome(plugin: RbacEscalationAdmission, req: AdmissionRequest): Promise<'admitted' | { code: number; reason: string; message: string }> {
+async function outcome(plugin: RbacEscalationCheck, req: AdmissionRequest): Promise<'admitted' | { code: number; reason: string; message: string }> {
   try {
-    await plugin.admit(req);
+    await plugin.check(req);
     return 'admitted';
   } catch (err) {
     if (!(err instanceof StatusError)) throw err;
@@ -243,7 +243,7 @@ async function outcome(plugin: RbacEscalationAdmission, req: AdmissionRequest): 
   }
 }
 
-describe('RbacEscalationAdmission', () => {
+describe('RbacEscalationCheck', () => {
   const podReader = [r(['get', 'list'], [''], ['pods'])];
   // alice reads pods in "team" (through a RoleBinding of a ClusterRole) and reads configmaps everywhere.
   const policy: Objects = {

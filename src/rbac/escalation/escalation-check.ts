@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
-import { AdmissionPlugin, AdmissionRequest } from '../../api/resources/admission';
+import { AdmissionRequest } from '../../api/resources/admission';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
@@ -24,10 +24,11 @@ function hasAggregationRule(role: KubeObject | undefined): boolean {
 }
 
 /**
- * RBAC's escalation prevention (kube's rbac `policybased` storages), enforced for every
- * write of a Role, ClusterRole, RoleBinding or ClusterRoleBinding whatever the
- * authorization mode: it runs inside the generic storage's create and update, so POST,
- * PUT, every patch type, server-side apply and dry runs all pass through it once.
+ * RBAC's escalation prevention, the check of kube's rbac `policybased` storages: the
+ * PolicyBasedStorage wrapping the Role, ClusterRole, RoleBinding and ClusterRoleBinding
+ * storages runs it on every create and update of those kinds whatever the authorization
+ * mode, at the point of the generic storage's write validation, so POST, PUT, every patch
+ * type, server-side apply and dry runs all pass through it once.
  *
  * - A role may be written by a caller who holds `escalate` on its resource, or who already
  *   holds every permission it grants at its scope (its namespace; the cluster for a
@@ -38,8 +39,7 @@ function hasAggregationRule(role: KubeObject | undefined): boolean {
  *   finalizers grants nothing and is not checked.
  */
 @Injectable()
-export class RbacEscalationAdmission implements AdmissionPlugin {
-  readonly name = 'RBACEscalationPrevention';
+export class RbacEscalationCheck {
   private readonly log = new Logger('RbacEscalation');
   private readonly authorizer: EscalationAuthorizer;
 
@@ -51,12 +51,12 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
     this.authorizer = new EscalationAuthorizer(() => chain.authorizers, new RbacAuthorizer('rbac', index));
   }
 
-  async admit(request: AdmissionRequest): Promise<void> {
+  /** Refuses (403, or 404 for a binding's missing role) a create or update that would escalate. */
+  async check(request: AdmissionRequest): Promise<void> {
     const { target, operation, object, old } = request;
-    if (operation === 'DELETE' || target.type.group !== RBAC_GROUP) return;
     const resource = target.type.plural;
     const isRole = ROLE_RESOURCES.has(resource);
-    if (!isRole && !BINDING_RESOURCES.has(resource)) return;
+    if (operation === 'DELETE' || target.type.group !== RBAC_GROUP || (!isRole && !BINDING_RESOURCES.has(resource))) return;
     const user = request.options.user;
     if (escalationAllowed(user)) return;
     if (operation === 'UPDATE' && old && isOnlyMutatingGcFields(object, old)) return;
@@ -65,13 +65,13 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
     const namespace = target.type.namespaced ? target.namespace : '';
     if (isRole) {
       const pathName = operation === 'CREATE' ? (request.pathName ?? target.name) : target.name;
-      await this.admitRole(request, user, resource as RoleResource, namespace, pathName);
+      await this.checkRole(request, user, resource as RoleResource, namespace, pathName);
     } else {
-      await this.admitBinding(request, user, namespace);
+      await this.checkBinding(request, user, namespace);
     }
   }
 
-  private async admitRole(request: AdmissionRequest, user: UserInfo, resource: RoleResource, namespace: string, pathName: string): Promise<void> {
+  private async checkRole(request: AdmissionRequest, user: UserInfo, resource: RoleResource, namespace: string, pathName: string): Promise<void> {
     if (await this.authorizer.mayEscalate(user, resource, namespace, pathName)) return;
     const { target, object, old } = request;
     this.refuseEscalation(request, user, namespace, (object as ClusterRole).rules ?? []);
@@ -83,7 +83,7 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
     }
   }
 
-  private async admitBinding(request: AdmissionRequest, user: UserInfo, namespace: string): Promise<void> {
+  private async checkBinding(request: AdmissionRequest, user: UserInfo, namespace: string): Promise<void> {
     const roleRef = (request.object as RoleBinding).roleRef;
     if (await this.authorizer.mayBind(user, roleRef, namespace)) return;
     this.refuseEscalation(request, user, namespace, this.rulesOfRoleRef(roleRef, namespace));

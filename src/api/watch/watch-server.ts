@@ -1,0 +1,154 @@
+import { apiVersionOf, ResourceType } from '../schema/resource-type';
+import { errors } from '../../apimachinery/errors';
+import { GroupResource, KubeObject, Status } from '../../apimachinery/types';
+import { storageResource } from '../../apimachinery/store-key';
+import { Change, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
+import { ChangeFeedService } from '../../storage/change-feed.service';
+import { SelectionPredicate, WatchOptions } from '../request/read-options';
+import { WatchStart } from '../request/resource-version';
+import { awaitRevision } from './revision-wait';
+import { WatchEvent, WatchStream } from './watch-stream';
+
+/** Rows read from the store per query while sending the initial state. */
+const INITIAL_STATE_PAGE_SIZE = 500;
+/** Changes a watcher takes from the feed at a time. */
+const WATCH_BATCH = 500;
+/** A waiting watcher re-checks its deadline and bookmarks at least this often. */
+const WATCH_IDLE_WAKE_MS = 5000;
+
+/** The ERROR event a watch from a compacted revision gets (kube: 410 Expired). */
+function tooOldStatus(revision: string): Status {
+  return errors.gone(`too old resource version: ${revision}`).toStatus();
+}
+
+/** What the watch server needs: the store, the change feed, and the bookmark period. */
+export interface WatchServerDeps {
+  store: ObjectStore;
+  feed: ChangeFeedService;
+  /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK. */
+  bookmarkIntervalMs: number;
+}
+
+/**
+ * Serves the watches of one kind from the change feed (kube's cacher and watch server):
+ * the initial state when asked for, then every change after the start revision that the
+ * watch's namespace and selectors see, bookmarks, the timeout, and 410 for a revision
+ * compacted away.
+ */
+export class WatchServer {
+  constructor(
+    private readonly type: ResourceType,
+    private readonly deps: WatchServerDeps,
+  ) {}
+
+  /**
+   * `namespace` '' = every namespace (and cluster-scoped kinds). Waits for a "not older
+   * than" revision before opening the stream, so a 504 is a plain response.
+   */
+  async serve(groupResource: GroupResource, namespace: string, opts: WatchOptions, open: () => WatchStream): Promise<void> {
+    const start = opts.start;
+    if (start.initialEvents && start.from.kind === 'NotOlderThan') await awaitRevision(this.deps.feed, this.deps.store, start.from.revision);
+    // Everything that can fail as a plain 400/504 has run: from here on errors are events.
+    const stream = open();
+    await this.deps.feed.serve(stream, groupResource, () => this.follow(stream, start, this.type.namespaced ? namespace : '', opts));
+  }
+
+  /** Streams a watch from its start until it ends (timeout, cut-off, the client leaving). */
+  private async follow(stream: WatchStream, start: WatchStart, namespace: string, opts: WatchOptions): Promise<void> {
+    const { feed, store } = this.deps;
+    const resource = storageResource(this.type);
+    const inScope = (c: Change) => c.key.resource === resource && (!namespace || c.key.namespace === namespace);
+    let cursor: string;
+    if (start.initialEvents) {
+      cursor = await this.sendInitialState(stream, namespace, opts.predicate);
+      if (start.initialEventsEndBookmark) stream.send(this.bookmark(cursor, true));
+    } else if (start.from.kind === 'Exact') {
+      cursor = start.from.revision;
+      if (BigInt(cursor) < BigInt(await store.compactedRevision())) {
+        stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
+        return;
+      }
+    } else {
+      // sendInitialEvents=false without a revision: start at the newest one, with no state.
+      cursor = await store.currentRevision();
+    }
+
+    const deadline = opts.timeoutSeconds !== undefined ? Date.now() + opts.timeoutSeconds * 1000 : Infinity;
+    const bookmarks = opts.allowWatchBookmarks;
+    let nextBookmark = Date.now() + this.deps.bookmarkIntervalMs;
+    while (!stream.closed) {
+      let changes: Change[];
+      try {
+        changes = await feed.changesAfter(cursor, WATCH_BATCH);
+      } catch (err) {
+        if (!(err instanceof RevisionCompactedError)) throw err;
+        stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
+        return;
+      }
+      for (const change of changes) {
+        cursor = change.revision;
+        if (!inScope(change)) continue;
+        const event = this.watchEvent(change, opts.predicate);
+        if (event && !stream.send(event, change)) return;
+      }
+      if (changes.length > 0) continue;
+      const now = Date.now();
+      if (now >= deadline) return;
+      if (bookmarks && now >= nextBookmark) {
+        stream.send(this.bookmark(cursor, false));
+        nextBookmark = now + this.deps.bookmarkIntervalMs;
+      }
+      const wait = Math.min(deadline, bookmarks ? nextBookmark : Infinity, now + WATCH_IDLE_WAKE_MS) - now;
+      // The stream's signal ends the wait the moment the client goes.
+      await feed.waitForNewer(cursor, Math.max(wait, 1), stream.signal);
+    }
+  }
+
+  /** Synthetic ADDED events for the current state, paged; returns the snapshot revision. */
+  private async sendInitialState(stream: WatchStream, namespace: string, predicate: SelectionPredicate): Promise<string> {
+    let snapshot: string | undefined;
+    let after: { namespace: string; name: string } | undefined;
+    for (;;) {
+      const page = await this.deps.store.list(storageResource(this.type), {
+        namespace: namespace || undefined,
+        atRevision: snapshot,
+        after,
+        limit: INITIAL_STATE_PAGE_SIZE,
+      });
+      snapshot = page.revision;
+      for (const stored of page.items) {
+        if (predicate.matches(stored.object)) stream.send({ type: 'ADDED', object: this.present(stored.object) });
+      }
+      if (!page.hasMore || stream.closed) return snapshot;
+      const last = page.items[page.items.length - 1];
+      after = { namespace: last.key.namespace, name: last.key.name };
+    }
+  }
+
+  /**
+   * One change as a watcher with selectors sees it: an object that stops matching is
+   * DELETED for it, one that starts matching is ADDED, as kube's watch cache does.
+   */
+  private watchEvent(change: Change, predicate: SelectionPredicate): WatchEvent | null {
+    if (!predicate.filtering) return { type: change.type, object: this.present(change.object) };
+    const now = predicate.matches(change.object);
+    if (change.type !== 'MODIFIED') return now ? { type: change.type, object: this.present(change.object) } : null;
+    const before = change.previous ? predicate.matches(change.previous) : now;
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: this.present(change.object) };
+    if (!before) return null;
+    // The watcher last saw the object as it matched: that content, at the change's revision.
+    const last = change.previous!;
+    return { type: 'DELETED', object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
+  }
+
+  private bookmark(revision: string, initialEventsEnd: boolean): WatchEvent {
+    const metadata: KubeObject['metadata'] = { resourceVersion: revision };
+    if (initialEventsEnd) metadata.annotations = { 'platform.io/initial-events-end': 'true' };
+    return { type: 'BOOKMARK', object: { apiVersion: apiVersionOf(this.type), kind: this.type.kind, metadata } };
+  }
+
+  /** A stored object as sent to watchers: with its TypeMeta. */
+  private present(obj: KubeObject): KubeObject {
+    return { apiVersion: apiVersionOf(this.type), kind: this.type.kind, ...obj };
+  }
+}
