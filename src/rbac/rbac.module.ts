@@ -11,6 +11,7 @@ import { DefaultPolicyReconciler } from './bootstrap/default-policy-reconciler';
 import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
 import { RbacEscalationAdmission } from './escalation/escalation-admission';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/kinds';
+import { RBAC_GROUP, RBAC_VERSION } from './kinds/types';
 
 /**
  * The four RBAC kinds of rbac.authorization.platform.io/v1 on the generic storage, the
@@ -31,6 +32,7 @@ export class RbacModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    this.registry.declareGroupVersion({ group: RBAC_GROUP, version: RBAC_VERSION, introduced: '1.8' });
     for (const type of [clusterRoleBindingType, clusterRoleType, roleBindingType, roleType]) {
       this.registry.register(type, this.factory.create(type));
     }

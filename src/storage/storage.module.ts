@@ -9,6 +9,7 @@ import { Compactor } from './compactor';
 import { Database } from './database';
 import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
+import { StoredObjectsMetric } from './stored-objects-metric';
 
 /** The open Database (engine, DataSource, notifier). */
 export const DATABASE = Symbol('DATABASE');
@@ -72,6 +73,7 @@ export class StorageModule {
         },
         ChangeFeedService,
         StorageLifecycle,
+        StoredObjectsMetric,
       ],
       exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService],
     };

@@ -1,3 +1,4 @@
+import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
 import { apiVersionOf, ResourceType, StrategyContext } from '../schema/resource-type';
 import { errors, StatusError, successStatus } from '../../apimachinery/errors';
 import { FieldError, fieldErrors } from '../../apimachinery/field-errors';
@@ -230,6 +231,8 @@ export class GenericStorage implements Required<ResourceStorage> {
     let lastKey: { namespace: string; name: string } | undefined;
     let more = false;
     let remaining: number | undefined;
+    let fetched = 0;
+    let evaluated = 0;
     // Page through the store so a request never holds more than one page of rows beyond its answer.
     for (;;) {
       const want = limit ? limit - items.length : LIST_PAGE_SIZE;
@@ -240,12 +243,14 @@ export class GenericStorage implements Required<ResourceStorage> {
         limit: selectors.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
       });
       snapshot = page.revision;
+      fetched += page.items.length;
       for (const stored of page.items) {
         if (limit && items.length >= limit) {
           more = true;
           break;
         }
         lastKey = { namespace: stored.key.namespace, name: stored.key.name };
+        evaluated++;
         if (selectors.matches(stored.object)) items.push(this.listItem(stored.object));
       }
       if (more) break;
@@ -259,6 +264,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       after = { namespace: last.key.namespace, name: last.key.name };
     }
 
+    recordStorageList(resourceLabel(this.type.group, this.type.plural), fetched, evaluated, items.length);
     const metadata: KubeList['metadata'] = { resourceVersion: snapshot };
     if (more && lastKey) {
       metadata.continue = this.deps.continueTokens.encode({ revision: snapshot!, ...lastKey });
@@ -314,7 +320,8 @@ export class GenericStorage implements Required<ResourceStorage> {
     if (start.initialEvents && start.from.kind === 'NotOlderThan') await this.awaitRevision(start.from.revision);
     // Everything that can fail as a plain 400/504 has run: from here on errors are events.
     const stream = open();
-    await this.deps.feed.serve(stream, target.groupResource, () => this.follow(stream, start, scope));
+    const watched = { group: this.type.group, version: this.type.version, kind: this.type.kind, resource: this.type.plural };
+    await this.deps.feed.serve(stream, watched, () => this.follow(stream, start, scope));
   }
 
   /** Streams a watch from its start until it ends (timeout, cut-off, the client leaving). */

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
 import { ResponseNegotiation } from './response-negotiation';
+import { DeprecatedApiNotice } from './deprecated-api';
 import { deleteOptionsBody } from '../codec/protobuf/protobuf-body';
 import { ApiRequest } from '../request/request-context';
 import { parseRequestWriteOptions, RequestWriteOptions } from '../request/request-options';
@@ -9,7 +10,7 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
 
 /**
  * The options of a resource request, settled after authorization and before the handler
- * does any work: first content negotiation (so a 406 costs nothing and is itself rendered
+ * does any work: first the deprecation notice of a deprecated API version, then content negotiation (so a 406 costs nothing and is itself rendered
  * for the kind), then the write options of every write (dryRun, fieldValidation,
  * fieldManager, force, If-Match, DeleteOptions), parsed and checked once; bad options are
  * refused here with kube's Status. A pipe on the handler's request parameter rather than an
@@ -18,9 +19,13 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
  */
 @Injectable()
 export class RequestOptionsPipe implements PipeTransform<ApiRequest, ApiRequest> {
-  constructor(private readonly negotiation: ResponseNegotiation) {}
+  constructor(
+    private readonly negotiation: ResponseNegotiation,
+    private readonly deprecation: DeprecatedApiNotice,
+  ) {}
 
   transform(req: ApiRequest): ApiRequest {
+    this.deprecation.note(req);
     this.negotiation.prepare(req);
     if (req.requestInfo?.isResourceRequest && WRITE_VERBS.has(req.requestInfo.verb)) writeOptionsOf(req);
     return req;

@@ -91,7 +91,8 @@ export class ResourceHandler {
       resolved = { ...resolved, single: false, target: { ...resolved.target, name: '' } };
     }
     // Options are checked before the stream starts so bad ones are a plain 400.
-    await watch(resolved.target, opts, () => new WatchStream(res, encoder));
+    const { group, version, kind } = resolved.target.type;
+    await watch(resolved.target, opts, () => new WatchStream(res, encoder, { group, version, kind }));
   }
 
   /** kube's installer registers no route for such a method/path pair. */
