@@ -59,10 +59,9 @@ describe('start-up errors of API enablement, feature gates and metrics flags', (
   it('refuses a --runtime-config group version no module serves once the kinds are registered, warning about a GA gate first', async () => {
     const result = await start(['--runtime-config=nope.platform.io/v1=true', '--feature-gates=DryRun=true']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines[lines.length - 1]).toBe('error: --runtime-config: unknown group version or resource: nope.platform.io/v1');
-    expect(lines.filter((l) => l.startsWith('error:'))).toHaveLength(1);
-    expect(result.stderr).toContain('Setting GA feature gate DryRun=true. It will be removed in a future release.');
+    expect(result.stderr).toBe('error: --runtime-config: unknown group version or resource: nope.platform.io/v1\n');
+    // The start-up log (Nest's logger writes to stdout) has the gate's warning.
+    expect(result.stdout).toContain('Setting GA feature gate DryRun=true. It will be removed in a future release.');
+    expect(result.stdout).not.toContain('serving on');
   }, 180_000);
 });
