@@ -124,15 +124,37 @@ export function recordRequestStarted(kind: RequestKind): () => void {
   };
 }
 
+/** The series of one label set, looked up once: the label sets are bounded, the requests are not. */
+interface RequestSeries {
+  count: { inc(): void };
+  latency: { observe(value: number): void };
+  size?: { observe(value: number): void };
+}
+
+const seriesByKey = new Map<string, RequestSeries>();
+
+function seriesOf(labels: RequestLabels, code: number): RequestSeries {
+  const key = `${labels.verb} ${labels.dry_run} ${labels.group} ${labels.version} ${labels.resource} ${labels.subresource} ${labels.scope} ${labels.component} ${code}`;
+  let series = seriesByKey.get(key);
+  if (!series) {
+    const { dry_run: _dryRun, ...sized } = labels;
+    series = {
+      count: requests.labels({ ...labels, code: String(code) }),
+      latency: latency.labels(labels),
+      // As kube: response sizes of reads only.
+      size: labels.verb === 'GET' || labels.verb === 'LIST' ? responseSizes.labels(sized) : undefined,
+    };
+    seriesByKey.set(key, series);
+  }
+  return series;
+}
+
 /** A request finished: counted with its code, its latency and (for reads) its response size observed. */
 export function recordRequest(labels: RequestLabels, code: number, seconds: number, responseBytes: number): void {
-  requests.inc({ ...labels, code: String(code) });
-  latency.observe(labels, seconds);
-  // As kube: response sizes of reads only.
-  if (labels.verb === 'GET' || labels.verb === 'LIST') {
-    const { dry_run: _dryRun, ...sized } = labels;
-    responseSizes.observe(sized, responseBytes);
-  }
+  const series = seriesOf(labels, code);
+  series.count.inc();
+  series.latency.observe(seconds);
+  series.size?.observe(responseBytes);
 }
 
 /** A long-running request (a watch) started; returns the call that ends it. */
