@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { issueClientCertificate } from '../src/server/certificates';
 import { LoadResult, runLoad } from './load';
-import { startBaseline, startBenchServer } from './servers';
+import { BenchServer, startBaseline, startBenchServer } from './servers';
 
 /**
  * SubjectAccessReview throughput over HTTPS, against a bare Nest + Express endpoint with the
@@ -21,7 +21,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP_MS = 10_000;
 const REVIEWS = '/apis/authorization.platform.io/v1/subjectaccessreviews';
 
-const review = JSON.stringify({
+export const REVIEWS_PATH = REVIEWS;
+export const REVIEW_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
+
+export const review = JSON.stringify({
   apiVersion: 'authorization.platform.io/v1',
   kind: 'SubjectAccessReview',
   spec: {
@@ -31,30 +34,35 @@ const review = JSON.stringify({
   },
 });
 
+/** The bindings the review needs, and the TLS identity of the delegating caller. */
+export async function prepareReviewServer(server: BenchServer): Promise<{ ca: string; cert: string; key: string }> {
+  const admin = server.client(4);
+  const must = async (method: string, path: string, body: unknown) => {
+    const res = await admin.request(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  };
+  await must('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
+  await must('POST', `${RBAC}/clusterrolebindings`, {
+    metadata: { name: 'bench-delegator' },
+    roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+    subjects: [{ kind: 'User', name: 'bench-delegator' }],
+  });
+  await must('POST', `${RBAC}/namespaces/team-a/rolebindings`, {
+    metadata: { name: 'devs-view' },
+    roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'Group', name: 'devs' }],
+  });
+  const m = server.running.material;
+  const delegator = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-delegator', []);
+  return { ca: m.caCertPem, cert: delegator.certPem, key: delegator.keyPem };
+}
+
 export async function runAccessReviewBench(): Promise<void> {
   const server = await startBenchServer(undefined, { authorizationModes: ['Node', 'RBAC'] });
   try {
-    const admin = server.client(4);
-    const must = async (method: string, path: string, body: unknown) => {
-      const res = await admin.request(method, path, body);
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    };
-    await must('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
-    await must('POST', `${RBAC}/clusterrolebindings`, {
-      metadata: { name: 'bench-delegator' },
-      roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-      subjects: [{ kind: 'User', name: 'bench-delegator' }],
-    });
-    await must('POST', `${RBAC}/namespaces/team-a/rolebindings`, {
-      metadata: { name: 'devs-view' },
-      roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ kind: 'Group', name: 'devs' }],
-    });
-
+    const tls = await prepareReviewServer(server);
     const m = server.running.material;
-    const delegator = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-delegator', []);
-    const tls = { ca: m.caCertPem, cert: delegator.certPem, key: delegator.keyPem };
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    const headers = REVIEW_HEADERS;
 
     // Baseline and reviews alternate, so a slow spell of the machine hits both alike; the
     // figures are the medians of the rounds.

@@ -5,6 +5,7 @@ import { ServerOptions } from '../src/config/options';
 import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
+import { runMetricsCostBench } from './metrics-cost';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -16,7 +17,8 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
  * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
- * only create throughput on the embedded store, with and without fsync per commit;
+ * only create throughput on the embedded store, with and without fsync per commit; `-- metrics-cost`
+ * only the SubjectAccessReview benchmark with and without request metrics (bench/metrics-cost.ts);
  * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
@@ -170,6 +172,7 @@ async function main() {
   if (process.argv.includes('rbac')) return runRbacBench();
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
   if (process.argv.includes('reviews')) return runAccessReviewBench();
+  if (process.argv.includes('metrics-cost')) return runMetricsCostBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

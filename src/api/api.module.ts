@@ -19,6 +19,8 @@ import { VersionController } from './discovery/version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
 import { ContinueTokenService } from './resources/continue-token.service';
+import { DeprecatedApiNotice } from './resources/deprecated-api';
+import { RuntimeConfigCheck } from './runtime-config.check';
 
 /**
  * The generic API layer: the kind registry, the one resource controller, discovery and
@@ -41,6 +43,9 @@ import { ContinueTokenService } from './resources/continue-token.service';
     OpenApiV2Service,
     ContinueTokenService,
     ProtobufKindsCheck,
+    RuntimeConfigCheck,
+    // The Warning header, gauge and audit field of requests to deprecated API versions.
+    DeprecatedApiNotice,
     // Content negotiation is decided before the handler runs, so a 406 costs nothing.
     ResponseNegotiation,
     // Negotiation, then write options (dryRun, fieldValidation, ...), parsed and checked once.

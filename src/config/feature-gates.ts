@@ -1,7 +1,10 @@
 /**
- * `--feature-gates=Name=true,Other=false`, with the lifecycle of the conventions: alpha
- * gates default off, beta on, GA gates are locked on (disabling one fails) and warn when
- * set, deprecated gates warn when set.
+ * `--feature-gates=Name=true,Other=false`, with the feature gate lifecycle of the
+ * conventions, all gates in one registry (KNOWN_FEATURES): alpha gates default off, beta
+ * on; a GA gate is locked on (disabling it stops the start) and warns when set; a
+ * deprecated gate warns when set (locked ones cannot be changed); an unknown gate (never
+ * known, or removed after its window) stops the start. `AllAlpha` and `AllBeta` set every
+ * gate of that stage the same flag does not name, as in kube.
  */
 export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 
@@ -36,6 +39,22 @@ export const KNOWN_FEATURES = {
 
 export type FeatureName = keyof typeof KNOWN_FEATURES;
 
+/** kube's switches for every gate of a stage. */
+const ALL_ALPHA = 'AllAlpha';
+const ALL_BETA = 'AllBeta';
+
+/**
+ * The gates as kube's `--feature-gates` help lists them: `Name=true|false (STAGE - default=x)`,
+ * sorted, with AllAlpha and AllBeta; GA and deprecated gates are not listed.
+ */
+export function featureGateHelpLines(): string[] {
+  const lines = Object.entries(KNOWN_FEATURES as Record<string, FeatureSpec>)
+    .filter(([, spec]) => spec.stage === 'ALPHA' || spec.stage === 'BETA')
+    .map(([name, spec]) => `${name}=true|false (${spec.stage} - default=${spec.default})`);
+  lines.push(`${ALL_ALPHA}=true|false (ALPHA - default=false)`, `${ALL_BETA}=true|false (BETA - default=false)`);
+  return lines.sort();
+}
+
 export class FeatureGateError extends Error {}
 
 /** The effective value of every known gate plus warnings for the operator. */
@@ -66,7 +85,14 @@ export class FeatureGates {
   static from(requested: Record<string, boolean>): FeatureGates {
     const values = Object.fromEntries(Object.entries(KNOWN_FEATURES).map(([k, v]) => [k, v.default])) as Record<FeatureName, boolean>;
     const warnings: string[] = [];
+    for (const [all, stage] of [[ALL_ALPHA, 'ALPHA'], [ALL_BETA, 'BETA']] as const) {
+      if (requested[all] === undefined) continue;
+      for (const [name, spec] of Object.entries(KNOWN_FEATURES as Record<string, FeatureSpec>)) {
+        if (spec.stage === stage && !(name in requested)) values[name as FeatureName] = requested[all];
+      }
+    }
     for (const [name, value] of Object.entries(requested)) {
+      if (name === ALL_ALPHA || name === ALL_BETA) continue;
       const spec: FeatureSpec | undefined = (KNOWN_FEATURES as Record<string, FeatureSpec>)[name];
       if (!spec) throw new FeatureGateError(`unrecognized feature gate: ${name}`);
       if (spec.lockToDefault && value !== spec.default) {

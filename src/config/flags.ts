@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isIP } from 'node:net';
 import { DurationSyntaxError, parseGoDuration } from './go-duration';
-import { FeatureGates, KNOWN_FEATURES } from './feature-gates';
+import { FeatureGates, featureGateHelpLines } from './feature-gates';
+import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
+import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
 import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
 
 /**
@@ -103,6 +105,13 @@ function webhookVersion(value: string): 'v1' | 'v1beta1' {
   return value;
 }
 
+/** kube's check: only the previous minor release may be named. */
+function showHiddenMetricsVersion(value: string): string {
+  const previous = releaseText({ major: CURRENT_RELEASE.major, minor: CURRENT_RELEASE.minor - 1 });
+  if (value !== previous) throw new Error(`--show-hidden-metrics-for-version must be omitted or have the value '${previous}'. Only the previous minor version is allowed`);
+  return value;
+}
+
 /** A file path flag: an empty value is a mistake, not "unset". */
 function path(value: string): string {
   if (value === '') throw new Error('must not be empty');
@@ -125,6 +134,9 @@ const AUTHENTICATION = 'Authentication flags:';
 const AUTHORIZATION = 'Authorization flags:';
 const ADMISSION = 'Admission flags:';
 const GENERIC = 'Generic flags:';
+const FEATURE_GATE = 'Feature gate flags:';
+const API_ENABLEMENT = 'API enablement flags:';
+const METRICS = 'Metrics flags:';
 
 /** A flag as kube-apiserver defines one. */
 interface FlagSpec {
@@ -134,8 +146,8 @@ interface FlagSpec {
   /** The help section. */
   group: string;
   usage: string;
-  /** Reads the value; throws an Error saying what is wrong with it. */
-  parse: (value: string) => unknown;
+  /** Reads the value (and the flag's earlier value, for flags that add up); throws an Error saying what is wrong with it. */
+  parse(value: string, previous?: unknown): unknown;
   default?: unknown;
   /** The default as kube prints it; none for a zero value. */
   shown?: string;
@@ -145,9 +157,9 @@ interface FlagSpec {
 function flag(spec: FlagSpec): Option {
   const option = new Option(spec.type === 'bool' ? `--${spec.name} [bool]` : `--${spec.name} <${spec.type}>`, spec.usage)
     .helpGroup(spec.group)
-    .argParser((value: string) => {
+    .argParser((value: string, previous: unknown) => {
       try {
-        return spec.parse(value);
+        return spec.parse(value, previous === spec.default ? undefined : previous);
       } catch (err) {
         throw new FlagError(`invalid argument ${JSON.stringify(value)} for "--${spec.name}" flag: ${(err as Error).message}`);
       }
@@ -333,10 +345,36 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
     {
       name: 'feature-gates',
       type: 'mapStringBool',
-      group: GENERIC,
-      usage: `Comma list of Name=true|false. Known gates: ${Object.keys(KNOWN_FEATURES).sort().join(', ')}.`,
+      group: FEATURE_GATE,
+      usage: ['A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:', ...featureGateHelpLines()].join('\n'),
       parse: (value) => FeatureGates.parse(value),
       default: FeatureGates.defaults(),
+    },
+    {
+      name: 'runtime-config',
+      type: 'mapStringString',
+      group: API_ENABLEMENT,
+      usage: [
+        'A set of key=value pairs that enable or disable built-in APIs. Supported options are:',
+        'v1=true|false for the core API group',
+        '<group>/<version>=true|false for a specific API group and version (e.g. rbac.authorization.platform.io/v1=true)',
+        '<group>/<version>/<resource>=false for one resource of a group version',
+        'api/all=true|false controls all API versions',
+        'api/ga=true|false controls all API versions of the form v[0-9]+',
+        'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+',
+        'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+',
+      ].join('\n'),
+      // Repeated flags add up, as pflag's map flags do.
+      parse: (value: string, previous?: RuntimeConfig) => parseRuntimeConfig(value, previous ? structuredClone(previous) : undefined),
+      default: d.runtimeConfig,
+    },
+    {
+      name: 'show-hidden-metrics-for-version',
+      type: 'string',
+      group: METRICS,
+      usage:
+        'The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: \'1.16\'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that.',
+      parse: showHiddenMetricsVersion,
     },
     {
       name: 'kubectl-review-aliases',
@@ -375,6 +413,8 @@ interface ParsedFlags {
   tokenAuthFile?: string;
   anonymousAuth: boolean;
   featureGates: FeatureGates;
+  runtimeConfig: RuntimeConfig;
+  showHiddenMetricsForVersion?: string;
   authorizationMode: string[];
   authorizationConfig?: string;
   authorizationPolicyFile?: string;
@@ -407,6 +447,7 @@ function helpText(cmd: Command): string {
     const type = /<(\w+)>/.exec(option.flags)?.[1];
     const term = `--${option.name()}${type ? ` ${type}` : ''}`;
     const shown = option.defaultValueDescription;
+    // A usage of several lines (the gate list) continues under the usage column, as pflag prints it.
     const usage = shown ? `${option.description} (default ${shown})` : option.description;
     const group = option.helpGroupHeading ?? GENERIC;
     sections.set(group, [...(sections.get(group) ?? []), [term, usage]]);
@@ -414,7 +455,8 @@ function helpText(cmd: Command): string {
   const lines = [cmd.description(), '', 'Usage:', `  ${COMMAND} [flags]`, ''];
   for (const [heading, rows] of sections) {
     const width = Math.max(...rows.map(([term]) => term.length));
-    lines.push(heading, '', ...rows.map(([term, usage]) => `      ${term.padEnd(width)}   ${usage}`), '');
+    const indent = ' '.repeat(6 + width + 3);
+    lines.push(heading, '', ...rows.map(([term, usage]) => `      ${term.padEnd(width)}   ${usage.split('\n').join(`\n${indent}`)}`), '');
   }
   return lines.join('\n');
 }
@@ -487,6 +529,8 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: given('anonymousAuth') ? o.anonymousAuth : undefined,
     featureGates: o.featureGates,
+    runtimeConfig: o.runtimeConfig,
+    showHiddenMetricsForVersion: o.showHiddenMetricsForVersion,
     // With a configuration file there is no mode list (kube defaults to AlwaysAllow only without one).
     authorizationModes: o.authorizationConfig ? [] : o.authorizationMode,
     authorizationConfigFile: o.authorizationConfig,

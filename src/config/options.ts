@@ -1,4 +1,5 @@
 import { FeatureGates } from './feature-gates';
+import { EMPTY_RUNTIME_CONFIG, RuntimeConfig } from './runtime-config';
 
 /**
  * The server's settings as the flags give them (their syntax checked). What they name (files,
@@ -34,6 +35,12 @@ export interface ServerOptions {
   anonymousAuth?: boolean;
   /** --feature-gates */
   featureGates: FeatureGates;
+  /** --runtime-config: API versions and resources turned on or off (checked against the served kinds at start). */
+  runtimeConfig: RuntimeConfig;
+  /** --show-hidden-metrics-for-version: the previous release, to expose metrics hidden in this one. */
+  showHiddenMetricsForVersion?: string;
+  /** Per-request metrics (apiserver_request_*, authentication_*) are recorded; not a flag: the benchmark measures their cost with it off. */
+  requestMetrics: boolean;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode and webhook flags. */
@@ -87,6 +94,8 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     historyWindowSeconds: 300,
     watchCacheSizeBytes: DEFAULT_WATCH_CACHE_SIZE_BYTES,
     featureGates: FeatureGates.defaults(),
+    runtimeConfig: EMPTY_RUNTIME_CONFIG,
+    requestMetrics: true,
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },

@@ -38,6 +38,7 @@ export class CoreModule implements OnModuleInit {
     if (unknown.length) throw new Error(unknown.map((name) => `enable-admission-plugins plugin "${name}" is unknown`).join(', '));
     this.admission.register(this.lifecycle);
     if (enabled.includes(NODE_RESTRICTION_PLUGIN)) this.admission.register(this.nodeRestriction);
+    this.registry.declareGroupVersion({ group: '', version: 'v1', introduced: '1.0' });
     const generic = this.factory.argsFor(namespaceType);
     this.registry.register(namespaceType, new NamespaceStorage(generic, this.store));
     for (const type of CORE_KINDS) this.registry.register(type, this.factory.create(type));

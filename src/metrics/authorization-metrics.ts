@@ -1,5 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
-import { metricsRegistry } from './registry';
+import { metricsCatalog } from './registry';
 
 /**
  * kube's authorization metrics (k8s.io/apiserver authorization/metrics, webhook/metrics,
@@ -7,56 +6,56 @@ import { metricsRegistry } from './registry';
  * match-condition outcomes. Names, help texts and labels are kube's.
  */
 
-const decisions = new Counter({
+const decisions = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_decisions_total',
   help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
   labelNames: ['type', 'name', 'decision'],
-  registers: [metricsRegistry],
 });
 
-const webhookEvaluations = new Counter({
+const webhookEvaluations = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_webhook_evaluations_total',
   help: 'Round-trips to authorization webhooks.',
   labelNames: ['name', 'result'],
-  registers: [metricsRegistry],
 });
 
-const webhookDuration = new Histogram({
+const webhookDuration = metricsCatalog.histogram({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_webhook_duration_seconds',
   help: 'Request latency in seconds.',
   labelNames: ['name', 'result'],
   // Prometheus' default buckets, as kube's DefBuckets.
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
 });
 
-const webhookFailOpen = new Counter({
+const webhookFailOpen = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_webhook_evaluations_fail_open_total',
   help: 'NoOpinion results due to webhook timeout or error.',
   labelNames: ['name', 'result'],
-  registers: [metricsRegistry],
 });
 
-const matchConditionErrors = new Counter({
+const matchConditionErrors = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_match_condition_evaluation_errors_total',
   help: 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.',
   labelNames: ['type', 'name'],
-  registers: [metricsRegistry],
 });
 
-const matchConditionExclusions = new Counter({
+const matchConditionExclusions = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_match_condition_exclusions_total',
   help: 'Total number of exclusions when an authorization webhook is skipped because match conditions exclude it.',
   labelNames: ['type', 'name'],
-  registers: [metricsRegistry],
 });
 
-const matchConditionSeconds = new Histogram({
+const matchConditionSeconds = metricsCatalog.histogram({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_match_condition_evaluation_seconds',
   help: 'Authorization match condition evaluation time in seconds, split by authorizer type and name.',
   labelNames: ['type', 'name'],
   buckets: [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25],
-  registers: [metricsRegistry],
 });
 
 /** `allowed` and `denied` as the SubjectAccessReview status fields are named; NoOpinion is not terminal. */

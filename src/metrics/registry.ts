@@ -1,10 +1,14 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { MetricCatalog } from './stability';
 
 /**
  * The process-wide metrics registry (kube's legacyregistry): every metric of the server is
  * registered here once, when its module loads, and `GET /metrics` renders it.
  */
 export const metricsRegistry = new Registry();
+
+/** Every metric of the server, declared with its stability level through this catalog. */
+export const metricsCatalog = new MetricCatalog(metricsRegistry);
 
 let processMetricsEnabled = false;
 

@@ -1,32 +1,62 @@
-import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry } from './registry';
+import { exponentialBuckets } from 'prom-client';
+import { metricsCatalog } from './registry';
 
-/** kube's watch metrics (apiserver/pkg/storage/cacher/metrics): names, help texts and labels are kube's. */
+/** kube's watch metrics (apiserver/pkg/endpoints/metrics, storage/cacher/metrics): names, help texts, labels. */
 
-const registered = new Gauge({
+const registered = metricsCatalog.gauge({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_registered_watchers',
   help: 'Number of currently registered watchers for a given resources',
-  labelNames: ['group', 'resource'],
-  registers: [metricsRegistry],
+  labelNames: ['group', 'version', 'kind'],
 });
 
-const terminated = new Counter({
+const terminated = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
   name: 'apiserver_terminated_watchers_total',
   help: 'Counter of watchers closed due to unresponsiveness broken by resource type.',
   labelNames: ['group', 'resource'],
-  registers: [metricsRegistry],
 });
 
+const events = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_watch_events_total',
+  help: 'Number of events sent in watch clients',
+  labelNames: ['group', 'version', 'kind'],
+});
+
+const eventSizes = metricsCatalog.histogram({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_watch_events_sizes',
+  help: 'Watch event size distribution in bytes',
+  labelNames: ['group', 'version', 'kind'],
+  buckets: exponentialBuckets(1024, 2, 8),
+});
+
+/** The kind a watch serves: its group, version and kind for the watcher gauge, its plural for the cut-off counter. */
 export interface WatchedResource {
   group: string;
+  version: string;
+  kind: string;
   resource: string;
 }
 
 export function recordWatcherRegistered(watched: WatchedResource): void {
-  registered.inc({ group: watched.group, resource: watched.resource });
+  registered.inc({ group: watched.group, version: watched.version, kind: watched.kind });
 }
 
 export function recordWatcherClosed(watched: WatchedResource, unresponsive: boolean): void {
-  registered.dec({ group: watched.group, resource: watched.resource });
+  registered.dec({ group: watched.group, version: watched.version, kind: watched.kind });
   if (unresponsive) terminated.inc({ group: watched.group, resource: watched.resource });
+}
+
+/** The labels of a watch's events, fixed for the life of the stream. */
+export interface WatchEventLabels {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function recordWatchEvent(labels: WatchEventLabels, bytes: number): void {
+  events.inc(labels);
+  eventSizes.observe(labels, bytes);
 }

@@ -12,6 +12,7 @@ import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
 import { RbacEscalationCheck } from './escalation/escalation-check';
 import { PolicyBasedStorage } from './escalation/policy-based-storage';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/kinds';
+import { RBAC_GROUP, RBAC_VERSION } from './kinds/types';
 
 /**
  * The four RBAC kinds of rbac.authorization.platform.io/v1, each on the generic storage
@@ -31,6 +32,7 @@ export class RbacModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    this.registry.declareGroupVersion({ group: RBAC_GROUP, version: RBAC_VERSION, introduced: '1.8' });
     const check = (request: AdmissionRequest) => this.escalation.check(request);
     for (const type of [clusterRoleBindingType, clusterRoleType, roleBindingType, roleType]) {
       this.registry.register(type, new PolicyBasedStorage(this.factory.create(type), check));

@@ -5,6 +5,7 @@ import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AccessReviewStorage, callerSubject, specSubject } from './access-review-storage';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, REVIEW_VERSION } from './review-types';
 import {
   KUBECTL_REVIEW_ALIASES,
   localSubjectAccessReviewType,
@@ -33,6 +34,8 @@ export class ReviewsModule implements OnModuleInit {
 
   onModuleInit(): void {
     const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
+    this.registry.declareGroupVersion({ group: AUTHORIZATION_GROUP, version: REVIEW_VERSION, introduced: '1.6' });
+    this.registry.declareGroupVersion({ group: AUTHENTICATION_GROUP, version: REVIEW_VERSION, introduced: '1.28' });
     // In kube's order (its installer sorts resources by path), which discovery shows.
     this.registry.register(
       localSubjectAccessReviewType,

@@ -8,6 +8,7 @@ import { AuthenticationModule } from '../authentication/authentication.module';
 import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { RequestBodyMiddleware } from '../api/request-body.middleware';
 import { RequestInfoMiddleware } from '../api/request-info.middleware';
+import { RequestMetricsMiddleware } from '../api/request-metrics.middleware';
 import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
 import { AuthorizationGuard } from '../authorization/authorization.guard';
 import { AuthorizationModule } from '../authorization/authorization.module';
@@ -72,6 +73,7 @@ export class AppModule implements NestModule {
         ...configured,
         // The pipeline's stages (authentication comes from its own module).
         RequestInfoMiddleware,
+        RequestMetricsMiddleware,
         ImpersonationMiddleware,
         RequestBodyMiddleware,
         RequestPipelineMiddleware,

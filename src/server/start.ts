@@ -4,6 +4,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { AddressInfo, isIPv6, Server } from 'node:net';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
+import { parseRelease } from '../apimachinery/release';
+import { metricsCatalog } from '../metrics/registry';
 import { FlagError } from '../config/flags';
 import { ServerOptions } from '../config/options';
 import { DataDirInUseError } from '../storage/data-dir-lock';
@@ -44,6 +46,12 @@ function urlHost(bindAddress: string): string {
   return isIPv6(bindAddress) ? `[${bindAddress}]` : bindAddress;
 }
 
+/** `--show-hidden-metrics-for-version`, and kube's start-up warning for each deprecated metric still shown. */
+function exposeMetrics(options: ServerOptions): void {
+  if (options.showHiddenMetricsForVersion) metricsCatalog.showHidden(parseRelease(options.showHiddenMetricsForVersion)!);
+  for (const warning of metricsCatalog.deprecationWarnings()) new Logger('Metrics').warn(warning);
+}
+
 /** Opens and migrates the configured store; an unreachable PostgreSQL is a bad --database-url. */
 async function openStore(options: ServerOptions, hooks: StorageTestHooks = {}): Promise<Database> {
   try {
@@ -71,6 +79,7 @@ export async function migrateStore(options: ServerOptions): Promise<void> {
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
   const configuration = await loadConfiguration(options);
   for (const warning of configuration.warnings) new Logger('Configuration').warn(warning);
+  exposeMetrics(options);
   const reservation = await reservePort(options.securePort, options.bindAddress);
   const newDataDir = !existsSync(options.dataDir);
   let db: Database | undefined;

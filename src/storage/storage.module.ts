@@ -10,6 +10,7 @@ import { Database } from './database';
 import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
 import { SharedInformerFactory } from './shared-informer-factory';
+import { StoredObjectsMetric } from './stored-objects-metric';
 
 /** The open Database (engine, DataSource, notifier). */
 export const DATABASE = Symbol('DATABASE');
@@ -75,6 +76,7 @@ export class StorageModule {
         ChangeFeedService,
         SharedInformerFactory,
         StorageLifecycle,
+        StoredObjectsMetric,
       ],
       exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, SharedInformerFactory],
     };

@@ -25,7 +25,7 @@ async function metric(server: TestServer, name: string, labels: string): Promise
   const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
-const CONFIGMAP_WATCHERS = ['apiserver_registered_watchers', 'group="",resource="configmaps"'] as const;
+const CONFIGMAP_WATCHERS = ['apiserver_registered_watchers', 'group="",version="v1",kind="ConfigMap"'] as const;
 const CONFIGMAP_CUT_OFF = ['apiserver_terminated_watchers_total', 'group="",resource="configmaps"'] as const;
 
 describe('watch cache bounded in bytes', () => {

@@ -147,7 +147,7 @@ export class OpenApiV2Service {
   constructor(private readonly registry: ResourceRegistry) {}
 
   spec(): PublishedSwagger {
-    const types = this.registry.all().map((e) => e.type);
+    const types = this.registry.served().map((e) => e.type);
     if (this.published?.kinds !== types.length) this.published = { kinds: types.length, spec: new PublishedSwagger(buildSwaggerDocument(types)) };
     return this.published.spec;
   }

@@ -31,7 +31,7 @@ export class OpenApiService {
 
   private groupVersions(): Array<{ group: string; version: string }> {
     const seen = new Map<string, { group: string; version: string }>();
-    for (const { type } of this.registry.all()) seen.set(`${type.group}/${type.version}`, { group: type.group, version: type.version });
+    for (const { type } of this.registry.served()) seen.set(`${type.group}/${type.version}`, { group: type.group, version: type.version });
     return [...seen.values()];
   }
 

@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { Public } from '../../apimachinery/public.decorator';
+import { CURRENT_RELEASE } from '../../apimachinery/release';
 
 /** The Kubernetes release whose API this server follows; kubectl compares against it. */
-export const COMPATIBLE_KUBE_VERSION = { major: '1', minor: '32' };
+export const COMPATIBLE_KUBE_VERSION = { major: String(CURRENT_RELEASE.major), minor: String(CURRENT_RELEASE.minor) };
 
 @Controller()
 export class VersionController {

@@ -22,4 +22,23 @@ export interface ApiRequest extends Request {
   listOptions?: ListOptions;
   /** A watch's options (start, selectors, timeoutSeconds, bookmarks). */
   watchOptions?: WatchOptions;
+  /**
+   * Set when the request was served by a deprecated API version (after authorization, before
+   * the handler). The audit event annotates it with `deprecatedApiAuditAnnotations`.
+   */
+  apiDeprecation?: ApiDeprecation;
+}
+
+/** A request to a deprecated API version. */
+export interface ApiDeprecation {
+  /** `1.Y`, the release that no longer serves the version; '' when no removal is planned. */
+  removedRelease: string;
+}
+
+/** kube's audit annotations for a deprecated API (`k8s.io/deprecated`, `k8s.io/removed-release`), none otherwise. */
+export function deprecatedApiAuditAnnotations(req: Pick<ApiRequest, 'apiDeprecation'>): Record<string, string> {
+  if (!req.apiDeprecation) return {};
+  const annotations: Record<string, string> = { 'platform.io/deprecated': 'true' };
+  if (req.apiDeprecation.removedRelease) annotations['platform.io/removed-release'] = req.apiDeprecation.removedRelease;
+  return annotations;
 }

@@ -109,7 +109,7 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   async watch(target: Target, opts: WatchOptions & Reader, open: () => WatchStream): Promise<void> {
-    return this.watchServer.serve(target.groupResource, target.namespace, opts, open);
+    return this.watchServer.serve(target.namespace, opts, open);
   }
 
   // ---- create ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { ChangeFeedService } from '../../storage/change-feed.service';
 import { ListOptions } from '../request/read-options';
 import { awaitRevision } from '../watch/revision-wait';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
+import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
 
 /** Rows read from the store per query when a list pages through it. */
 const LIST_PAGE_SIZE = 500;
@@ -66,6 +67,8 @@ export class ListPager {
     let lastKey: { namespace: string; name: string } | undefined;
     let more = false;
     let remaining: number | undefined;
+    let fetched = 0;
+    let evaluated = 0;
     for (;;) {
       const want = limit ? limit - items.length : LIST_PAGE_SIZE;
       const page = await store.list(storageResource(this.type), {
@@ -75,12 +78,14 @@ export class ListPager {
         limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
       });
       snapshot = page.revision;
+      fetched += page.items.length;
       for (const stored of page.items) {
         if (limit && items.length >= limit) {
           more = true;
           break;
         }
         lastKey = { namespace: stored.key.namespace, name: stored.key.name };
+        evaluated++;
         if (predicate.matches(stored.object)) items.push(listItem(stored.object));
       }
       if (more) break;
@@ -94,6 +99,7 @@ export class ListPager {
       after = { namespace: last.key.namespace, name: last.key.name };
     }
 
+    recordStorageList(resourceLabel(this.type.group, this.type.plural), fetched, evaluated, items.length);
     const metadata: KubeList['metadata'] = { resourceVersion: snapshot };
     if (more && lastKey) {
       metadata.continue = continueTokens.encode({ revision: snapshot!, ...lastKey });

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
 import { ResponseNegotiation } from './response-negotiation';
+import { DeprecatedApiNotice } from './deprecated-api';
 import { deleteOptionsBody } from '../codec/protobuf/protobuf-body';
 import { ApiRequest } from '../request/request-context';
 import { parseRequestWriteOptions, RequestWriteOptions } from '../request/request-options';
@@ -18,6 +19,7 @@ export interface ResourceApiRequest extends ApiRequest {
  * The options of a resource request, settled after authorization and before the handler
  * does any work, each parsed and checked exactly once, in kube's order:
  * 1. the target is resolved (the kind, namespace and name; remembered, refused only below);
+ *    a deprecated API version's notice (Warning header, gauge, audit annotations) follows;
  * 2. content negotiation, so a 406 costs nothing and is itself rendered for the kind;
  * 3. the write options of every write (CreateOptions, UpdateOptions, PatchOptions,
  *    DeleteOptions: dryRun, fieldValidation, fieldManager, force, If-Match, preconditions,
@@ -36,6 +38,7 @@ export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApi
   constructor(
     private readonly negotiation: ResponseNegotiation,
     private readonly resolver: TargetResolver,
+    private readonly deprecation: DeprecatedApiNotice,
   ) {}
 
   transform(req: ApiRequest): ResourceApiRequest {
@@ -47,7 +50,10 @@ export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApi
     } catch (err) {
       unresolved = err;
     }
-    if (info?.isResourceRequest && resolved) this.negotiation.prepare(req, resolved.target.type);
+    if (info?.isResourceRequest && resolved) {
+      this.deprecation.note(req, resolved.target.type.kind);
+      this.negotiation.prepare(req, resolved.target.type);
+    }
     if (info?.isResourceRequest && WRITE_VERBS.has(info.verb)) req.writeOptions = parseWriteOptions(req);
     if (!resolved) throw unresolved;
     this.parseReadOptions(req, resolved);

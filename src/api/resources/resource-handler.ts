@@ -93,7 +93,8 @@ export class ResourceHandler {
     const watch = this.resolver.method(resolved, 'watch', 'watch');
     const target = resolved.single ? { ...resolved.target, name: '' } : resolved.target;
     // Options were checked before the stream starts so bad ones are a plain 400.
-    await watch(target, opts, () => new WatchStream(res, encoder));
+    const { group, version, kind } = target.type;
+    await watch(target, opts, () => new WatchStream(res, encoder, { group, version, kind }));
   }
 
   /** kube's installer registers no route for such a method/path pair. */

@@ -28,7 +28,7 @@ export class TargetResolver {
   resolve(info: RequestInfo): ResolvedRequest {
     const group = info.apiPrefix === 'api' ? '' : info.apiGroup;
     if (info.apiPrefix === 'api' && info.apiVersion !== 'v1') throw errors.pathNotFound();
-    const entry = this.registry.lookup(group, info.apiVersion, info.resource);
+    const entry = this.registry.lookupServed(group, info.apiVersion, info.resource);
     if (!entry) throw errors.pathNotFound();
     const { type } = entry;
     if (info.subresource || info.parts.length > 2) throw errors.pathNotFound();

@@ -45,12 +45,13 @@ export class WatchServer {
    * `namespace` '' = every namespace (and cluster-scoped kinds). Waits for a "not older
    * than" revision before opening the stream, so a 504 is a plain response.
    */
-  async serve(groupResource: GroupResource, namespace: string, opts: WatchOptions, open: () => WatchStream): Promise<void> {
+  async serve(namespace: string, opts: WatchOptions, open: () => WatchStream): Promise<void> {
     const start = opts.start;
     if (start.initialEvents && start.from.kind === 'NotOlderThan') await awaitRevision(this.deps.feed, this.deps.store, start.from.revision);
     // Everything that can fail as a plain 400/504 has run: from here on errors are events.
     const stream = open();
-    await this.deps.feed.serve(stream, groupResource, () => this.follow(stream, start, this.type.namespaced ? namespace : '', opts));
+    const watched = { group: this.type.group, version: this.type.version, kind: this.type.kind, resource: this.type.plural };
+    await this.deps.feed.serve(stream, watched, () => this.follow(stream, start, this.type.namespaced ? namespace : '', opts));
   }
 
   /** Streams a watch from its start until it ends (timeout, cut-off, the client leaving). */

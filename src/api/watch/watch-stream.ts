@@ -3,6 +3,7 @@ import { KubeObject, Status } from '../../apimachinery/types';
 import { Change, ChangeType } from '../../storage/object-store';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from './watch-encoder';
 import { encodedOnce } from './shared-encodings';
+import { recordWatchEvent, WatchEventLabels } from '../../metrics/watch-metrics';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
 
@@ -43,6 +44,8 @@ export class WatchStream {
   constructor(
     private readonly res: Response,
     private readonly encoder: WatchEventEncoder = JSON_WATCH_ENCODER,
+    /** The watched kind, for kube's watch event metrics; unset, events are not counted. */
+    private readonly metricLabels?: WatchEventLabels,
   ) {
     res.status(200);
     res.setHeader('Content-Type', encoder.contentType);
@@ -87,6 +90,7 @@ export class WatchStream {
     const bytes = from && key ? encodedOnce(from, `${event.type} ${key}`, () => this.encoder.encode(event)) : this.encoder.encode(event);
     this.backlog.push(bytes);
     this.backlogBytes += bytes.length;
+    if (this.metricLabels) recordWatchEvent(this.metricLabels, bytes.length);
     if (!this.draining) this.flush();
     return true;
   }

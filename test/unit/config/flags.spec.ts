@@ -95,9 +95,9 @@ describe('server flags', () => {
     expect(line('--authorization-webhook-version')).toMatch(/\(default "v1beta1"\)$/);
     // Zero values print no default, and nothing prints an object.
     expect(line('--token-auth-file')).toMatch(/--token-auth-file string +File of static bearer tokens, CSV: token,user,uid,"group1,group2"\.$/);
-    expect(line('--feature-gates')).toMatch(/--feature-gates mapStringBool +Comma list/);
+    expect(line('--feature-gates')).toMatch(/--feature-gates mapStringBool +A set of key=value pairs that describe feature gates/);
     expect(help).not.toMatch(/default: |\{"/);
-    for (const section of ['Secure serving flags:', 'Storage flags:', 'Authentication flags:', 'Authorization flags:', 'Admission flags:', 'Generic flags:']) {
+    for (const section of ['Secure serving flags:', 'Storage flags:', 'Authentication flags:', 'Authorization flags:', 'Admission flags:', 'Feature gate flags:', 'API enablement flags:', 'Metrics flags:', 'Generic flags:']) {
       expect(help).toContain(`\n${section}\n\n      --`);
     }
   });
