@@ -12,5 +12,5 @@ export {
   CelVariableType,
   CompileOptions,
 } from './environment';
-export { Quantity, QuantityParseError } from './quantity-value';
+export { Quantity, QuantityParseError } from '../apimachinery/quantity';
 export { UrlParseError, UrlValue } from './url-value';
