@@ -48,7 +48,7 @@ describeWithPostgres('several replicas on one PostgreSQL', (pgUrl) => {
   });
 
   afterAll(async () => {
-    if (child) {
+    if (child && child.exitCode === null) {
       child.kill('SIGTERM');
       await new Promise((r) => child!.once('exit', r));
     }
