@@ -1,2 +1,2 @@
 export { CelCompileError, CelEnvironment, CelEvaluationError, CelObjectSchema, CelProgram } from './environment';
-export { Quantity } from './quantity-value';
+export { Quantity } from '../apimachinery/quantity';

@@ -1,5 +1,5 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import { Quantity, QuantityParseError } from './quantity-value';
+import { Quantity, QuantityParseError } from '../apimachinery/quantity';
 
 export const QUANTITY_TYPE = 'kubernetes.Quantity';
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeatureGates } from '../../src/config/feature-gates';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/eventually';
 import { writeTokenFile } from '../support/token-file';
 
 /**
@@ -57,13 +58,11 @@ describe('access reviews: explicit denies and selectors (RBAC,Node,AlwaysDeny; A
 
   describe('denied', () => {
     it('is true only when an authorizer denies, with its reason', async () => {
-      const deadline = Date.now() + 5000;
-      let allowed = await review(sar({ user: 'bob', resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } }));
-      while (!allowed.status.allowed && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        allowed = await review(sar({ user: 'bob', resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } }));
-      }
-      expect(allowed.status).toEqual({ allowed: true, reason: 'RBAC: allowed by RoleBinding "bob-reads/team-a" of Role "pod-reader" to User "bob"' });
+      // The RBAC index follows the binding written in beforeAll asynchronously.
+      await eventually(async () => {
+        const allowed = await review(sar({ user: 'bob', resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } }));
+        expect(allowed.status).toEqual({ allowed: true, reason: 'RBAC: allowed by RoleBinding "bob-reads/team-a" of Role "pod-reader" to User "bob"' });
+      }, 5000, 50);
       const denied = await review(sar({ user: 'bob', resourceAttributes: { namespace: 'team-a', verb: 'delete', resource: 'pods' } }));
       expect(denied.status).toEqual({ allowed: false, denied: true, reason: 'Everything is forbidden.' });
     });

@@ -6,6 +6,7 @@ import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
 import { kubectlWith } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
+import { eventually } from '../support/eventually';
 
 /**
  * The access reviews over HTTPS with `--authorization-mode=RBAC,Node` (AuthorizeWithSelectors
@@ -61,11 +62,11 @@ describe('access reviews (--authorization-mode=RBAC,Node)', () => {
     });
     await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'access-reviewer' }, roleRef: roleRef('ClusterRole', 'access-reviewer'), subjects: [subject('User', 'reviewer')] });
     // The RBAC index follows writes within a second; wait until the last binding applies.
-    const deadline = Date.now() + 5000;
-    while ((await server.anonymous.post(`${AUTHZ}/subjectaccessreviews`, sar({ user: 'x', resourceAttributes: {} }), { as: REVIEWER })).status !== 201) {
-      if (Date.now() > deadline) throw new Error('the reviewer binding never applied');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      async () => expect((await server.anonymous.post(`${AUTHZ}/subjectaccessreviews`, sar({ user: 'x', resourceAttributes: {} }), { as: REVIEWER })).status).toBe(201),
+      5000,
+      50,
+    );
   });
   afterAll(async () => {
     await server?.close();

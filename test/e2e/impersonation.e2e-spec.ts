@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
+import { eventually } from '../support/eventually';
 
 /**
  * Impersonation with `--authorization-mode=RBAC`: each impersonated part (user, group,
@@ -48,11 +49,7 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
     await created(`${RBAC}/namespaces/ns1/roles`, { metadata: { name: 'role-reader' }, rules: [{ apiGroups: [RBAC_GROUP], resources: ['roles'], verbs: ['list'] }] });
     await created(`${RBAC}/namespaces/ns1/rolebindings`, { metadata: { name: 'bob-reads-roles' }, roleRef: roleRef('Role', 'role-reader'), subjects: [user('bob')] });
     // The RBAC index follows writes within a second.
-    const deadline = Date.now() + 5000;
-    while ((await server.anonymous.get(`${RBAC}/namespaces/ns1/roles`, as({ 'Impersonate-User': 'bob' }))).status !== 200) {
-      if (Date.now() > deadline) throw new Error('the bindings never applied');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(async () => expect((await server.anonymous.get(`${RBAC}/namespaces/ns1/roles`, as({ 'Impersonate-User': 'bob' }))).status).toBe(200), 5000, 50);
   });
   afterAll(async () => {
     await server?.close();

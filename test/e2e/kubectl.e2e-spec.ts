@@ -91,7 +91,8 @@ describe('kubectl scenario', () => {
     );
     await expect(kubectl('create', '-f', manifest)).rejects.toMatchObject({ stderr: expect.stringContaining('roleRef.kind: Unsupported value: "Role"') });
     const crs = await kubectl('get', 'clusterroles', '-o', 'name');
-    expect(crs.stdout).toBeDefined();
+    expect(crs.stdout.split('\n')).toEqual(expect.arrayContaining(['clusterrole.rbac.authorization.platform.io/admin']));
+    expect(crs.stdout).not.toContain('/bad');
   });
 
   it('lists in chunks with --chunk-size', async () => {
@@ -107,9 +108,11 @@ describe('kubectl scenario', () => {
   });
 
   it('follows changes with get -w', async () => {
+    // The barrier: kubectl lists this one first, then watches from the list's revision.
+    expect((await server.admin.post('/apis/rbac.authorization.platform.io/v1/namespaces/default/roles', { metadata: { name: 'before-watch' }, rules: [] })).status).toBe(201);
     const watch = spawnKubectl(server, 'get', 'roles.rbac.authorization.platform.io', '-n', 'default', '-w', '-o', 'name');
     try {
-      await new Promise((r) => setTimeout(r, 1500));
+      await eventually(() => expect(watch.output()).toContain('role.rbac.authorization.platform.io/before-watch'), 10000);
       const created = await server.admin.post('/apis/rbac.authorization.platform.io/v1/namespaces/default/roles', { metadata: { name: 'watched' }, rules: [] });
       expect(created.status).toBe(201);
       await eventually(() => expect(watch.output()).toContain('role.rbac.authorization.platform.io/watched'), 10000);

@@ -143,10 +143,14 @@ describe('watch', () => {
     await server.admin.post(roles, { metadata: { name: 'other' }, rules: [] });
     await server.admin.post(roles, { metadata: { name: 'one' }, rules: [] });
     await server.admin.post(`${RBAC}/namespaces/default/roles`, { metadata: { name: 'one' }, rules: [] });
-    const events = await watch.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The barrier: a change the watch does see, written after the ones it must not see.
+    await server.admin.patch(`${roles}/one`, { metadata: { labels: { barrier: 'y' } } }, 'application/merge-patch+json');
+    const events = await watch.waitFor(2);
     watch.close();
-    expect(watch.events.map(brief)).toEqual([['ADDED', 'one']]);
+    expect(watch.events.map(brief)).toEqual([
+      ['ADDED', 'one'],
+      ['MODIFIED', 'one'],
+    ]);
     expect(events[0].object.metadata.namespace).toBe('watch-ns');
   });
 

@@ -231,8 +231,13 @@ describe('write options', () => {
         const [event] = await watch.waitFor(1);
         expect(event.type).toBe('MODIFIED');
         expect(event.object.metadata.labels).toEqual({ a: '1', real: 'y' });
-        await new Promise((r) => setTimeout(r, 300));
-        expect(watch.events).toHaveLength(1);
+        // The barrier: a second real write; its event comes right after the first, nothing between.
+        await server.admin.patch(`${ROLES}/dry-existing`, { metadata: { labels: { barrier: 'y' } } }, MERGE);
+        await watch.waitFor(2);
+        expect(watch.events.map((e) => [e.type, e.object.metadata.labels])).toEqual([
+          ['MODIFIED', { a: '1', real: 'y' }],
+          ['MODIFIED', { a: '1', real: 'y', barrier: 'y' }],
+        ]);
       } finally {
         watch.close();
       }

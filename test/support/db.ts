@@ -50,10 +50,9 @@ export async function dropTestSchema(databaseUrl: string, schema: string): Promi
 
 /**
  * A fresh, migrated, empty database: PGlite in a new temp dir seeded from the template
- * (about half a second), or a new schema on DATABASE_URL's PostgreSQL.
+ * (about half a second), or a new schema on DATABASE_URL's (or the given) PostgreSQL.
  */
-export async function openTestDatabase(engine: TestEngine = defaultEngine()): Promise<TestDatabase> {
-  const databaseUrl = process.env.DATABASE_URL;
+export async function openTestDatabase(engine: TestEngine = defaultEngine(), databaseUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
   if (engine === 'postgres' && !databaseUrl) throw new Error('the postgres test engine needs DATABASE_URL');
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
   const settings: DatabaseSettings =

@@ -10,15 +10,25 @@ import {
   StaleRevisionError,
   StoredObject,
   UidMismatchError,
+  UnstorableKeyError,
   WritePreconditions,
+  isStorableKey,
+  isStorableKeyPart,
 } from '../../src/storage/object-store';
 import { KubeObject } from '../../src/apimachinery/types';
 
-/** An in-memory ObjectStore with the MVCC semantics, for unit tests of code above the store. */
+/**
+ * An in-memory ObjectStore with the MVCC semantics, for unit tests of code above the store.
+ * test/e2e/storage/contract.e2e-spec.ts runs the same contract on it as on the real engines.
+ */
 export class MemoryStore implements ObjectStore {
   private revision = 0n;
   private compacted = 0n;
+  /** The revision up to which compaction has looked at the log. */
+  private swept = 0n;
   readonly log: Change[] = [];
+  /** When each log row was written (ms), by revision: compaction keeps a time window. */
+  private readonly writtenAt = new Map<string, number>();
   private current = new Map<string, StoredObject>();
 
   private id(k: ObjectKey) {
@@ -39,6 +49,10 @@ export class MemoryStore implements ObjectStore {
   }
 
   async get(key: ObjectKey, atRevision?: string) {
+    if (!isStorableKey(key)) {
+      if (atRevision !== undefined && BigInt(atRevision) < this.compacted) throw new RevisionCompactedError(atRevision, this.compacted.toString());
+      return null;
+    }
     if (atRevision === undefined) return this.current.get(this.id(key)) ?? null;
     if (BigInt(atRevision) < this.compacted) throw new RevisionCompactedError(atRevision, this.compacted.toString());
     const rows = this.log.filter((c) => this.id(c.key) === this.id(key) && BigInt(c.revision) <= BigInt(atRevision));
@@ -47,6 +61,10 @@ export class MemoryStore implements ObjectStore {
   }
 
   async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (opts.namespace !== undefined && !isStorableKeyPart(opts.namespace)) {
+      if (opts.atRevision !== undefined && BigInt(opts.atRevision) < this.compacted) throw new RevisionCompactedError(opts.atRevision, this.compacted.toString());
+      return { items: [], revision: opts.atRevision ?? this.revision.toString(), hasMore: false };
+    }
     let items: StoredObject[];
     if (opts.atRevision === undefined) items = [...this.current.values()].filter((s) => s.key.resource === resource);
     else {
@@ -66,14 +84,15 @@ export class MemoryStore implements ObjectStore {
     const limit = opts.limit ?? items.length;
     const page = items.slice(0, limit);
     const hasMore = items.length > limit;
-    return { items: page, revision: opts.atRevision ?? this.revision.toString(), hasMore, remaining: hasMore ? items.length - limit : undefined };
+    return { items: page, revision: opts.atRevision ?? this.revision.toString(), hasMore, ...(hasMore ? { remaining: items.length - limit } : {}) };
   }
 
   private write(type: Change['type'], key: ObjectKey, object: KubeObject, previous?: KubeObject): StoredObject {
     this.revision += 1n;
     const stamped = this.stamp(object, this.revision);
     const bytes = JSON.stringify(stamped).length + (previous ? JSON.stringify(previous).length : 0);
-    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, previous, bytes });
+    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, ...(previous ? { previous } : {}), bytes });
+    this.writtenAt.set(this.revision.toString(), Date.now());
     const stored = { key, revision: this.revision.toString(), object: stamped };
     if (type === 'DELETED') this.current.delete(this.id(key));
     else this.current.set(this.id(key), stored);
@@ -89,6 +108,7 @@ export class MemoryStore implements ObjectStore {
   }
 
   async create(key: ObjectKey, object: KubeObject) {
+    if (!isStorableKey(key)) throw new UnstorableKeyError(key);
     if (this.current.has(this.id(key))) throw new KeyExistsError(key);
     return this.write('ADDED', key, object);
   }
@@ -106,12 +126,45 @@ export class MemoryStore implements ObjectStore {
     let before = 0;
     return page.filter((c) => {
       const fits = before < maxBytes;
-      before += JSON.stringify(c.object).length;
+      before += Buffer.byteLength(JSON.stringify(c.object));
       return fits;
     });
   }
-  async compact(): Promise<{ removedRows: number; compactedRevision: string }> {
-    this.compacted = this.revision;
-    return { removedRows: 0, compactedRevision: this.compacted.toString() };
+
+  /**
+   * As the real store: drops the rows older than the window that a later row of their key
+   * superseded, and tombstones; the compacted revision becomes the lowest one still answered
+   * exactly. Without an argument (a test affordance, not the store's contract) everything up
+   * to the current revision counts as compacted, as after etcd's compaction at the head.
+   */
+  async compact(olderThanMs?: number): Promise<{ removedRows: number; compactedRevision: string }> {
+    if (olderThanMs === undefined) {
+      const { removedRows } = await this.compact(0);
+      this.compacted = this.revision;
+      return { removedRows, compactedRevision: this.compacted.toString() };
+    }
+    const cutoff = Date.now() - Math.max(0, Math.floor(olderThanMs));
+    const inWindow = this.log.find((c) => (this.writtenAt.get(c.revision) ?? 0) > cutoff);
+    const horizon = inWindow ? BigInt(inWindow.revision) - 1n : this.revision;
+    if (this.swept >= horizon) return { removedRows: 0, compactedRevision: this.compacted.toString() };
+    const touched = new Set(this.log.filter((c) => BigInt(c.revision) > this.swept && BigInt(c.revision) <= horizon).map((c) => this.id(c.key)));
+    const doomed = new Map<string, bigint>(); // revision -> the revision exact reads start from
+    const lastOfKey = new Map<string, Change>();
+    for (const c of this.log) {
+      if (BigInt(c.revision) > horizon || !touched.has(this.id(c.key))) continue;
+      const prior = lastOfKey.get(this.id(c.key));
+      if (prior && prior.type !== 'DELETED') doomed.set(prior.revision, BigInt(c.revision));
+      if (c.type === 'DELETED') doomed.set(c.revision, BigInt(c.revision));
+      lastOfKey.set(this.id(c.key), c);
+    }
+    for (let i = this.log.length - 1; i >= 0; i--) {
+      if (doomed.has(this.log[i].revision)) {
+        this.writtenAt.delete(this.log[i].revision);
+        this.log.splice(i, 1);
+      }
+    }
+    for (const exactFrom of doomed.values()) if (exactFrom > this.compacted) this.compacted = exactFrom;
+    this.swept = horizon;
+    return { removedRows: doomed.size, compactedRevision: this.compacted.toString() };
   }
 }

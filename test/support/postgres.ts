@@ -16,6 +16,26 @@ export async function reachablePostgres(): Promise<string | undefined> {
   }
 }
 
+/** Set by the e2e global setup to the reachable PostgreSQL URL ('' when none answers). */
+export const REACHABLE_POSTGRES_ENV = 'PLATFORM_TEST_REACHABLE_POSTGRES';
+
+/** The PostgreSQL URL the global setup found, known while test files are collected. */
+export function reachablePostgresUrl(): string | undefined {
+  const found = process.env[REACHABLE_POSTGRES_ENV];
+  if (found === undefined) throw new Error('reachablePostgresUrl() needs the e2e global setup (test/support/global-setup.ts)');
+  return found || undefined;
+}
+
+/**
+ * A describe block that needs PostgreSQL: run when a server answers, else reported as skipped
+ * with the reason in its name (never passed without running).
+ */
+export function describeWithPostgres(name: string, body: (url: string) => void): void {
+  const url = reachablePostgresUrl();
+  if (url) describe(name, () => body(url));
+  else describe.skip(`${name} (skipped: no PostgreSQL server is reachable; set DATABASE_URL)`, () => body(''));
+}
+
 /** A fresh database on that server (so separate processes share it without schema tricks). */
 export async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `platform_${randomBytes(5).toString('hex')}`;

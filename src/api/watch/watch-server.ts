@@ -1,6 +1,6 @@
 import { apiVersionOf, ResourceType } from '../schema/resource-type';
 import { errors } from '../../apimachinery/errors';
-import { GroupResource, KubeObject, Status } from '../../apimachinery/types';
+import { KubeObject, Status } from '../../apimachinery/types';
 import { storageResource } from '../../apimachinery/store-key';
 import { Change, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
 import { ChangeFeedService } from '../../storage/change-feed.service';

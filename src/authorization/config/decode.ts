@@ -10,44 +10,12 @@ import {
   DEFAULT_UNAUTHORIZED_TTL_MS,
   WebhookConfiguration,
 } from './types';
+import { shapeProblem } from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
 export class ConfigDecodeError extends Error {}
 
-/** The shape of the file, for strict decoding: field kinds and the Go struct each object is. */
-type FieldKind = 'string' | 'bool' | 'duration' | ObjectKind | ListKind;
-interface ObjectKind {
-  struct: string;
-  fields: Record<string, FieldKind>;
-}
-interface ListKind {
-  items: FieldKind;
-}
-
-const webhookKind: ObjectKind = {
-  struct: 'WebhookConfiguration',
-  fields: {
-    authorizedTTL: 'duration',
-    cacheAuthorizedRequests: 'bool',
-    unauthorizedTTL: 'duration',
-    cacheUnauthorizedRequests: 'bool',
-    timeout: 'duration',
-    subjectAccessReviewVersion: 'string',
-    matchConditionSubjectAccessReviewVersion: 'string',
-    failurePolicy: 'string',
-    connectionInfo: { struct: 'WebhookConnectionInfo', fields: { type: 'string', kubeConfigFile: 'string' } },
-    matchConditions: { items: { struct: 'WebhookMatchCondition', fields: { expression: 'string' } } },
-  },
-};
-
-const configurationKind: ObjectKind = {
-  struct: 'AuthorizationConfiguration',
-  fields: {
-    apiVersion: 'string',
-    kind: 'string',
-    authorizers: { items: { struct: 'AuthorizerConfiguration', fields: { type: 'string', name: 'string', webhook: webhookKind } } },
-  },
-};
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
@@ -55,45 +23,6 @@ function jsonType(value: unknown): string {
   if (typeof value === 'object') return 'object';
   if (typeof value === 'boolean') return 'bool';
   return typeof value;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Checks every value against the shape the way a strict JSON decode into kube's structs does:
- * unknown fields are collected (all reported together), a wrong type stops decoding.
- */
-function checkShape(value: unknown, kind: FieldKind, path: string, structPath: string, owner: string, unknown: string[]): void {
-  if (value === null || value === undefined) return;
-  const mismatch = (goType: string) =>
-    new ConfigDecodeError(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${owner}.${structPath} of type ${goType}`);
-  if (kind === 'string' || kind === 'duration') {
-    if (typeof value !== 'string') {
-      if (kind === 'duration') throw new ConfigDecodeError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
-      throw mismatch('string');
-    }
-    return;
-  }
-  if (kind === 'bool') {
-    if (typeof value !== 'boolean') throw mismatch('bool');
-    return;
-  }
-  if ('items' in kind) {
-    const items = kind.items;
-    if (!Array.isArray(value)) throw mismatch(`[]${typeof items === 'object' && 'struct' in items ? `v1.${items.struct}` : String(items)}`);
-    value.forEach((item, i) => checkShape(item, kind.items, `${path}[${i}]`, structPath, owner, unknown));
-    return;
-  }
-  if (!isObject(value)) throw mismatch(`v1.${kind.struct}`);
-  for (const [field, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${field}` : field;
-    const childKind = kind.fields[field];
-    if (!childKind) {
-      unknown.push(childPath);
-      continue;
-    }
-    checkShape(child, childKind, childPath, structPath ? `${structPath}.${field}` : field, kind.struct, unknown);
-  }
 }
 
 function duration(value: unknown, fallbackMs: number): number {
@@ -162,8 +91,7 @@ export function decodeAuthorizationConfiguration(data: string): AuthorizationCon
   if (group !== AUTHORIZATION_CONFIG_GROUP || !AUTHORIZATION_CONFIG_VERSIONS.includes(version) || doc.kind !== AUTHORIZATION_CONFIG_KIND) {
     throw new ConfigDecodeError(`no kind ${JSON.stringify(doc.kind)} is registered for version ${JSON.stringify(doc.apiVersion)}`);
   }
-  const unknown: string[] = [];
-  checkShape(doc, configurationKind, '', '', configurationKind.struct, unknown);
-  if (unknown.length) throw new ConfigDecodeError(`strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
+  const problem = shapeProblem(doc);
+  if (problem) throw new ConfigDecodeError(problem);
   return { authorizers: (Array.isArray(doc.authorizers) ? doc.authorizers : []).map(decodeAuthorizer) };
 }

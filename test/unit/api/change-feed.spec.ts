@@ -82,7 +82,7 @@ describe('ChangeFeed', () => {
 
   it('waits for a revision and gives up after the timeout', async () => {
     const waiting = feed.waitForRevision('2', 2000);
-    setTimeout(() => void store.create(key('c'), obj('c')), 30);
+    await store.create(key('c'), obj('c'));
     expect(await waiting).toBe(true);
     expect(await feed.waitForRevision('99', 100)).toBe(false);
   });

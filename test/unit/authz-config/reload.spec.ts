@@ -8,6 +8,7 @@ import { AuthorizationConfigReloader } from '../../../src/authorization/config/c
 import { ConfiguredAuthorizers } from '../../../src/authorization/config/configured-authorizers';
 import { AuthorizationConfiguration } from '../../../src/authorization/config/types';
 import { metricsRegistry } from '../../../src/metrics/registry';
+import { eventually } from '../../support/eventually';
 
 function fakeFactories() {
   const factories = new AuthorizerFactories();
@@ -133,8 +134,6 @@ describe('the configuration reloader', () => {
     reloader.start();
     writeFileSync(join(dir, 'next.yaml'), 'four');
     renameSync(join(dir, 'next.yaml'), path);
-    const deadline = Date.now() + 5000;
-    while (!applied.includes('four') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(applied).toContain('four');
+    await eventually(() => expect(applied).toContain('four'), 5000, 50);
   });
 });

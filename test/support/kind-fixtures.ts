@@ -1,0 +1,56 @@
+/**
+ * A valid sample object of every kind the server serves, for the conformance suite
+ * (test/e2e/conformance*.e2e-spec.ts). Keyed by `<apiVersion>/<Kind>`; the suite fails
+ * naming any registered kind that has no entry here, so a new kind must bring its sample.
+ */
+
+export type Sample = Record<string, any>;
+
+/** The body of a kind's sample: everything but apiVersion, kind and metadata. */
+type SampleBody = () => Sample;
+
+const RBAC = 'rbac.authorization.platform.io';
+const AUTHZ = 'authorization.platform.io';
+const AUTHN = 'authentication.platform.io';
+
+/** Kinds with the storage verbs: a body that validates, to which the suite adds metadata. */
+export const STORED_KIND_SAMPLES: Record<string, SampleBody> = {
+  [`${RBAC}/v1/Role`]: () => ({ rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] }),
+  [`${RBAC}/v1/ClusterRole`]: () => ({ rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] }),
+  [`${RBAC}/v1/RoleBinding`]: () => ({
+    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'User', apiGroup: RBAC, name: 'alice' }],
+  }),
+  [`${RBAC}/v1/ClusterRoleBinding`]: () => ({
+    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }],
+  }),
+  'v1/Namespace': () => ({}),
+  'v1/ConfigMap': () => ({ data: { key: 'value' } }),
+  'v1/Secret': () => ({ type: 'Opaque', data: { key: Buffer.from('value').toString('base64') } }),
+  'v1/ServiceAccount': () => ({}),
+  'v1/Node': () => ({ spec: { podCIDR: '10.0.0.0/24' } }),
+  'v1/Pod': () => ({ spec: { containers: [{ name: 'main', image: 'registry.example/app:1' }] } }),
+  'v1/PersistentVolume': () => ({
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/srv/volume' } },
+  }),
+  'v1/PersistentVolumeClaim': () => ({
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  }),
+};
+
+const resourceAttributes = { namespace: 'default', verb: 'get', group: RBAC, resource: 'roles' };
+
+/** Create-only kinds (the reviews): a body that is answered 201, nothing stored. */
+export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
+  [`${AUTHZ}/v1/SubjectAccessReview`]: () => ({ spec: { user: 'alice', groups: ['devs'], resourceAttributes } }),
+  [`${AUTHZ}/v1/SelfSubjectAccessReview`]: () => ({ spec: { resourceAttributes } }),
+  [`${AUTHZ}/v1/LocalSubjectAccessReview`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
+  [`${AUTHZ}/v1/SelfSubjectRulesReview`]: () => ({ spec: { namespace: 'default' } }),
+  [`${AUTHN}/v1/SelfSubjectReview`]: () => ({}),
+};
+
+/** The key of a kind in the sample tables. */
+export function kindKey(apiVersion: string, kind: string): string {
+  return `${apiVersion}/${kind}`;
+}
