@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { HealthChecks, PostStartHook } from '../health/health-checks';
 import { ResourceRegistry } from '../api/resources/registry';
 import { objectKey, storageResource } from '../apimachinery/store-key';
 import { ChangeFeedService } from '../storage/change-feed.service';
@@ -28,15 +29,21 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
   private readonly user = controllerUser(NAMESPACE_CONTROLLER_NAME);
   private stopped = false;
   private loop: Promise<void> | null = null;
+  private readonly hook?: PostStartHook;
 
   constructor(
     private readonly registry: ResourceRegistry,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     private readonly feed: ChangeFeedService,
-  ) {}
+    @Optional() health?: HealthChecks,
+  ) {
+    this.hook = health?.postStartHook('start-namespace-controller');
+  }
 
   onApplicationBootstrap(): void {
     this.loop = this.run();
+    this.hook?.done();
+    this.logger.log('namespace controller started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {

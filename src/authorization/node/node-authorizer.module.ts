@@ -1,4 +1,6 @@
-import { Inject, Module } from '@nestjs/common';
+import { Inject, Module, Optional } from '@nestjs/common';
+import { HealthChecks } from '../../health/health-checks';
+import { HealthModule } from '../../health/health.module';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
@@ -11,9 +13,10 @@ import { NodeGraphService } from './node-graph.service';
  * building one waits for the graph's initial list, so the chain never answers from an
  * empty graph.
  */
-@Module({ imports: [AuthorizationModule], providers: [NodeGraphService] })
+@Module({ imports: [AuthorizationModule, HealthModule], providers: [NodeGraphService] })
 export class NodeAuthorizerModule {
-  constructor(factories: AuthorizerFactories, graph: NodeGraphService, @Inject(SERVER_OPTIONS) options: ServerOptions) {
+  constructor(factories: AuthorizerFactories, graph: NodeGraphService, @Inject(SERVER_OPTIONS) options: ServerOptions, @Optional() health?: HealthChecks) {
+    health?.addInformer({ name: 'node-graph', isStarted: () => graph.isStarted(), hasSynced: () => graph.hasSynced() });
     const gates = options.featureGates;
     const authorizeWithSelectors = gates.enabled('AuthorizeNodeWithSelectors') && gates.enabled('AuthorizeWithSelectors');
     factories.register('Node', async (entry) => {

@@ -54,6 +54,16 @@ export class NodeGraphService implements BeforeApplicationShutdown {
     await this.follower;
   }
 
+  /** A Node authorizer was built, so the graph is being or was listed. */
+  isStarted(): boolean {
+    return this.started !== null;
+  }
+
+  /** The initial list is in and the graph follows the change feed. */
+  hasSynced(): boolean {
+    return this.follower !== null && !this.stopped;
+  }
+
   /** The revision the graph reflects (for tests and diagnostics). */
   get revision(): string {
     return this.cursor;

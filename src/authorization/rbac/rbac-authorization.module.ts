@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, Optional } from '@nestjs/common';
+import { HealthChecks } from '../../health/health-checks';
+import { HealthModule } from '../../health/health.module';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { RbacAuthorizer } from './rbac-authorizer';
@@ -12,12 +14,13 @@ import { RbacIndex } from './rbac-index.service';
  * chain never answers from an empty index.
  */
 @Module({
-  imports: [AuthorizationModule],
+  imports: [AuthorizationModule, HealthModule],
   providers: [RbacIndex],
   exports: [RbacIndex],
 })
 export class RbacAuthorizationModule {
-  constructor(factories: AuthorizerFactories, index: RbacIndex) {
+  constructor(factories: AuthorizerFactories, index: RbacIndex, @Optional() health?: HealthChecks) {
+    health?.addInformer({ name: 'rbac-index', isStarted: () => index.isStarted(), hasSynced: () => index.hasSynced() });
     factories.register('RBAC', async (entry) => {
       await index.ready();
       return new RbacAuthorizer(entry.name, index);

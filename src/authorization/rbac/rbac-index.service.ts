@@ -67,6 +67,16 @@ export class RbacIndex extends PolicyIndex implements BeforeApplicationShutdown 
     return this.started;
   }
 
+  /** Some reader started the informer (the initial list is being or was read). */
+  isStarted(): boolean {
+    return this.started !== null;
+  }
+
+  /** The initial list is in and the index follows the change feed. */
+  hasSynced(): boolean {
+    return this.loop !== null && !this.stopped;
+  }
+
   /** The revision up to which every RBAC change is in the index. */
   syncedRevision(): string {
     return this.cursor.toString();
