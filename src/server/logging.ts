@@ -95,10 +95,12 @@ export class KubeLogger implements LoggerService {
   }
 
   private write(severity: Severity, v: number, context: string, message: string, fields: LogFields = {}): void {
-    const now = new Date();
+    // Microseconds, as klog prints them: the wall clock from the high-resolution one.
+    const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+    const now = new Date(Math.floor(micros / 1000));
     let line: string;
     if (this.format === 'json') {
-      const entry: Record<string, unknown> = { ts: now.getTime() / 1000, caller: context, msg: message };
+      const entry: Record<string, unknown> = { ts: micros / 1e6, caller: context, msg: message };
       if (severity === 'I') entry.v = v;
       else if (severity === 'W') entry.level = 'warning';
       else entry.err = message;
@@ -107,7 +109,7 @@ export class KubeLogger implements LoggerService {
     } else {
       const header =
         `${severity}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())} ` +
-        `${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())}.${pad(now.getUTCMilliseconds(), 3)}000 ` +
+        `${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())}.${pad(micros % 1_000_000, 6)} ` +
         `${String(process.pid).padStart(7)} ${context}]`;
       const pairs = Object.entries(fields)
         .filter(([, value]) => value !== undefined)

@@ -1,4 +1,4 @@
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 /**
  * How a failure of the store looks to a client. The database being away (stopped,
@@ -25,14 +25,18 @@ const TIMEOUT_MESSAGES = [/^timeout exceeded when trying to connect/, /^Connecti
 
 /** The outage a store error stands for, or undefined when it is not one. */
 export function storageFailureOf(err: unknown): StorageFailure | undefined {
+  // TypeORM lets go of a transaction's connection when it breaks; the next statement of the transaction says so.
+  if (err instanceof QueryRunnerProviderAlreadyReleasedError) return 'unavailable';
   const cause = err instanceof QueryFailedError ? ((err as QueryFailedError & { driverError?: unknown }).driverError ?? err) : err;
-  if (!(cause instanceof Error)) return undefined;
-  const code = (cause as NodeJS.ErrnoException).code;
+  // Not `instanceof Error`: socket errors may come from another realm (Node's internals under a test sandbox).
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const { code, message = '' } = cause as { code?: unknown; message?: string };
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return 'unavailable';
     if (TIMEOUT_ERRNOS.has(code) || code === '57014') return 'timeout'; // 57014: query_canceled (statement timeout)
   }
-  if (TIMEOUT_MESSAGES.some((m) => m.test(cause.message))) return 'timeout';
-  if (UNAVAILABLE_MESSAGES.some((m) => m.test(cause.message))) return 'unavailable';
+  if (typeof message !== 'string') return undefined;
+  if (TIMEOUT_MESSAGES.some((m) => m.test(message))) return 'timeout';
+  if (UNAVAILABLE_MESSAGES.some((m) => m.test(message))) return 'unavailable';
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { storageFailureOf } from '../../../src/storage/storage-errors';
 
 function pgError(code: string, message = 'x'): Error {
@@ -19,6 +19,10 @@ describe('storage failures', () => {
     ['a network timeout', pgError('ETIMEDOUT'), 'timeout'],
   ])('%s is an outage', (_what, err, kind) => {
     expect(storageFailureOf(err)).toBe(kind);
+  });
+
+  it('counts a transaction whose connection broke as unavailable', () => {
+    expect(storageFailureOf(new QueryRunnerProviderAlreadyReleasedError())).toBe('unavailable');
   });
 
   it('looks through TypeORM query errors at the driver error', () => {
