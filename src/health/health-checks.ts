@@ -55,7 +55,7 @@ const rank = (name: string) => RANK[name] ?? (name.startsWith('poststarthook/') 
 @Injectable()
 export class HealthChecks {
   private readonly checks: Check[] = [];
-  private readonly informers: SyncedInformer[] = [];
+  private readonly informerSources: Array<() => SyncedInformer[]> = [];
   private shuttingDown = false;
   private startedAt = Date.now();
   private livezGracePeriodMs = 0;
@@ -63,7 +63,8 @@ export class HealthChecks {
   constructor(private readonly indicators: HealthIndicatorService) {
     this.register('ping', ALL_PROBES, () => undefined);
     this.register('informer-sync', ['readyz'], () => {
-      const pending = this.informers.filter((i) => i.isStarted() && !i.hasSynced()).map((i) => i.name);
+      const informers = this.informerSources.flatMap((source) => source());
+      const pending = informers.filter((i) => i.isStarted() && !i.hasSynced()).map((i) => i.name);
       if (pending.length) throw new Error(`${pending.length} informers not started yet: [${pending.join(' ')}]`);
     });
     this.register('shutdown', ['readyz'], () => {
@@ -82,7 +83,12 @@ export class HealthChecks {
   }
 
   addInformer(informer: SyncedInformer): void {
-    this.informers.push(informer);
+    this.informerSources.push(() => [informer]);
+  }
+
+  /** Informers that come and go (a shared informer factory's): asked at every check. */
+  addInformers(source: () => SyncedInformer[]): void {
+    this.informerSources.push(source);
   }
 
   /**

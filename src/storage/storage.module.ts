@@ -9,6 +9,7 @@ import { Compactor } from './compactor';
 import { Database } from './database';
 import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
+import { SharedInformerFactory } from './shared-informer-factory';
 import { storageFailureOf } from './storage-errors';
 
 /** The storage check is a real round trip, bounded so a hung database fails the probe instead of hanging it. */
@@ -34,9 +35,14 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(DATABASE) private readonly db: Database,
     @Inject(COMPACTOR) private readonly compactor: Compactor,
     feed: ChangeFeedService,
+    informers: SharedInformerFactory,
     @Optional() health?: HealthChecks,
   ) {
+    // informer-sync: the change feed, and every informer started (RBAC index, node graph, controllers).
     health?.addInformer(feed);
+    health?.addInformers(() =>
+      informers.syncStates().map((state) => ({ name: state.resource, isStarted: () => true, hasSynced: () => state.synced })),
+    );
     health?.register('storage', ALL_PROBES, () => this.roundTrip());
     // The migrations ran when the store opened, before the application was built.
     health?.postStartHook('storage-migrations').done();
@@ -67,7 +73,8 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
 /**
  * An open database (PostgreSQL or the embedded engine, migrated; opened before the
  * application is built, so a store that cannot open stops the start cleanly) behind the
- * ObjectStore interface, and the change feed that follows its log.
+ * ObjectStore interface, the change feed that follows its log, and the shared informers
+ * built on both.
  */
 @Module({})
 export class StorageModule {
@@ -92,9 +99,10 @@ export class StorageModule {
           inject: [OBJECT_STORE],
         },
         ChangeFeedService,
+        SharedInformerFactory,
         StorageLifecycle,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService],
+      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, SharedInformerFactory],
     };
   }
 }

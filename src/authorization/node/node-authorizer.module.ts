@@ -1,6 +1,4 @@
-import { Inject, Module, Optional } from '@nestjs/common';
-import { HealthChecks } from '../../health/health-checks';
-import { HealthModule } from '../../health/health.module';
+import { Inject, Module } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
@@ -13,10 +11,9 @@ import { NodeGraphService } from './node-graph.service';
  * building one waits for the graph's initial list, so the chain never answers from an
  * empty graph.
  */
-@Module({ imports: [AuthorizationModule, HealthModule], providers: [NodeGraphService] })
+@Module({ imports: [AuthorizationModule], providers: [NodeGraphService] })
 export class NodeAuthorizerModule {
-  constructor(factories: AuthorizerFactories, graph: NodeGraphService, @Inject(SERVER_OPTIONS) options: ServerOptions, @Optional() health?: HealthChecks) {
-    health?.addInformer({ name: 'node-graph', isStarted: () => graph.isStarted(), hasSynced: () => graph.hasSynced() });
+  constructor(factories: AuthorizerFactories, graph: NodeGraphService, @Inject(SERVER_OPTIONS) options: ServerOptions) {
     const gates = options.featureGates;
     const authorizeWithSelectors = gates.enabled('AuthorizeNodeWithSelectors') && gates.enabled('AuthorizeWithSelectors');
     factories.register('Node', async (entry) => {

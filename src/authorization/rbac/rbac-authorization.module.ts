@@ -1,6 +1,4 @@
-import { Module, Optional } from '@nestjs/common';
-import { HealthChecks } from '../../health/health-checks';
-import { HealthModule } from '../../health/health.module';
+import { Module } from '@nestjs/common';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { RbacAuthorizer } from './rbac-authorizer';
@@ -14,13 +12,12 @@ import { RbacIndex } from './rbac-index.service';
  * chain never answers from an empty index.
  */
 @Module({
-  imports: [AuthorizationModule, HealthModule],
+  imports: [AuthorizationModule],
   providers: [RbacIndex],
   exports: [RbacIndex],
 })
 export class RbacAuthorizationModule {
-  constructor(factories: AuthorizerFactories, index: RbacIndex, @Optional() health?: HealthChecks) {
-    health?.addInformer({ name: 'rbac-index', isStarted: () => index.isStarted(), hasSynced: () => index.hasSynced() });
+  constructor(factories: AuthorizerFactories, index: RbacIndex) {
     factories.register('RBAC', async (entry) => {
       await index.ready();
       return new RbacAuthorizer(entry.name, index);
