@@ -31,7 +31,11 @@ export function httpLog(logger: KubeLogger) {
     const started = process.hrtime.bigint();
     const auditId = assignAuditId(req, res);
     if (logger.enabled(HTTPLOG_VERBOSITY)) {
-      res.once('close', () => {
+      let logged = false;
+      // 'finish' when the answer was handed over, 'close' when the connection went first.
+      const log = () => {
+        if (logged) return;
+        logged = true;
         const api = req as ApiRequest;
         logger.info(HTTPLOG_VERBOSITY, 'httplog', 'HTTP', {
           verb: verbOf(api),
@@ -43,7 +47,9 @@ export function httpLog(logger: KubeLogger) {
           user: api.userInfo?.username,
           resp: res.headersSent ? res.statusCode : 0,
         });
-      });
+      };
+      res.once('finish', log);
+      res.once('close', log);
     }
     next();
   };

@@ -8,6 +8,8 @@ export const SHUTTING_DOWN_MESSAGE = 'The apiserver is shutting down, please try
 const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
 /** The longest a request that is not a watch may still take once the listener closed (kube's request timeout). */
 const REQUEST_DRAIN_LIMIT_MS = 60_000;
+/** How long ended watches may take to hand their last bytes to the clients. */
+const WATCH_END_LIMIT_MS = 5000;
 /** How often the drain looks at what is still in flight. */
 const DRAIN_POLL_MS = 50;
 
@@ -121,6 +123,8 @@ export class GracefulShutdown {
     const watches = targets.openWatches();
     targets.endWatches();
     if (watches) this.logger.log(`ended ${watches} watches`);
+    // Their last frames reach the clients (and their request lines the log) before the application stops.
+    await this.until(() => this.inflight.size === 0, WATCH_END_LIMIT_MS);
 
     await targets.stopApplication();
     // What is left is idle (or a client that never read its answer): nothing of ours is pending on it.

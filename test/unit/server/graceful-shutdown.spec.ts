@@ -31,7 +31,7 @@ function send(shutdown: GracefulShutdown, url: string, verb = 'get') {
   return { res, passed, finish: () => res.emit('close') };
 }
 
-function targets(log: string[], watches: { open: number }): ShutdownTargets {
+function targets(log: string[], watches: { open: number }, onEndWatches: () => void = () => undefined): ShutdownTargets {
   return {
     server: {
       close: (cb: () => void) => {
@@ -46,6 +46,7 @@ function targets(log: string[], watches: { open: number }): ShutdownTargets {
     endWatches: () => {
       log.push(`end ${watches.open} watches`);
       watches.open = 0;
+      onEndWatches();
     },
     stopApplication: async () => void log.push('stop application'),
   };
@@ -62,7 +63,7 @@ describe('graceful shutdown', () => {
     const shutdown = new GracefulShutdown({ delayMs: 100, sendRetryAfter: true, watchGracePeriodMs: 0 });
     const inFlight = send(shutdown, '/api/v1/namespaces', 'create');
     const watch = send(shutdown, '/api/v1/pods?watch=1', 'watch');
-    const done = shutdown.run(targets(log, watches), 'SIGTERM received');
+    const done = shutdown.run(targets(log, watches, () => watch.finish()), 'SIGTERM received');
 
     expect(log).toEqual(['readyz fails']);
     // During the delay new requests are served.
@@ -79,7 +80,6 @@ describe('graceful shutdown', () => {
     inFlight.finish();
     await done;
     expect(log).toEqual(['readyz fails', 'close listener', 'end 1 watches', 'stop application']);
-    watch.finish();
   });
 
   it('lets watches run on within --shutdown-watch-termination-grace-period', async () => {
