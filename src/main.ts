@@ -20,18 +20,27 @@ async function main(): Promise<number> {
   const server = await startServer(options);
   process.stdout.write(`serving on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+  // The first SIGTERM or SIGINT starts the graceful termination; a second one exits at once (1), as kube does.
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stdout.write(`${signal} received again, exiting at once\n`);
+        process.exit(1);
+      }
+      stopping = true;
       process.stdout.write(`${signal} received, shutting down\n`);
-      server.close().then(resolve, (err) => {
-        logger.error(err);
-        resolve();
-      });
+      server.shutdown(`${signal} received`).then(
+        () => resolve(0),
+        (err) => {
+          logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+          resolve(1);
+        },
+      );
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
-  return 0;
 }
 
 main().then(

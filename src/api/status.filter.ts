@@ -4,6 +4,32 @@ import { errors, StatusError } from '../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
 import { bodyFor, renderStatus } from './codec/response';
 import { ApiRequest } from './request/request-context';
+import { storageFailureOf } from '../storage/storage-errors';
+
+/** How long a client should wait before retrying while the store is away. */
+export const STORAGE_RETRY_AFTER_SECONDS = 1;
+
+/** 503 with Retry-After while the store does not answer. */
+function storageUnavailable(): StatusError {
+  return new StatusError(
+    503,
+    'ServiceUnavailable',
+    'the storage is unavailable; please try again later',
+    { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/** 504 with Retry-After when the store did not answer in time (kube's NewTimeoutError). */
+function storageTimeout(): StatusError {
+  return new StatusError(
+    504,
+    'Timeout',
+    'Timeout: request did not complete within the allotted timeout',
+    { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  );
+}
 
 const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
 
@@ -45,6 +71,12 @@ export class StatusExceptionFilter implements ExceptionFilter {
       if (code === 401) return errors.unauthorized();
       if (code === 403) return errors.forbidden('', exception.message);
       if (code < 500) return new StatusError(code, 'BadRequest', exception.message);
+    }
+    // The store being away is the client's to retry, never a 500, and never in the driver's words (they name hosts and ports).
+    const outage = storageFailureOf(exception);
+    if (outage) {
+      this.logger.warn(`storage ${outage === 'timeout' ? 'timed out' : 'unavailable'}: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return outage === 'timeout' ? storageTimeout() : storageUnavailable();
     }
     // The cause goes to the log only: its text may be a database driver's or a stack's.
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));

@@ -1,6 +1,13 @@
-import { Module } from '@nestjs/common';
+import { Module, Optional } from '@nestjs/common';
+import { HealthChecks } from '../health/health-checks';
+import { HealthModule } from '../health/health.module';
 import { AuthenticationMiddleware } from './authentication.middleware';
 import { Authenticator } from './authenticator';
 
-@Module({ providers: [Authenticator, AuthenticationMiddleware], exports: [Authenticator, AuthenticationMiddleware] })
-export class AuthenticationModule {}
+@Module({ imports: [HealthModule], providers: [Authenticator, AuthenticationMiddleware], exports: [Authenticator, AuthenticationMiddleware] })
+export class AuthenticationModule {
+  constructor(@Optional() health?: HealthChecks) {
+    // The credentials it reads (token file, client CAs) were loaded and checked with the configuration, before the store opened.
+    health?.postStartHook('authentication/config-loader').done();
+  }
+}

@@ -4,7 +4,7 @@ import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
-import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
+import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -137,6 +137,7 @@ const GENERIC = 'Generic flags:';
 const FEATURE_GATE = 'Feature gate flags:';
 const API_ENABLEMENT = 'API enablement flags:';
 const METRICS = 'Metrics flags:';
+const LOGGING = 'Logs flags:';
 
 /** A flag as kube-apiserver defines one. */
 interface FlagSpec {
@@ -386,13 +387,68 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       shown: 'true',
     },
     {
+      name: 'livez-grace-period',
+      type: 'duration',
+      group: GENERIC,
+      usage: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver\'s start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true.',
+      parse: goDuration,
+      default: d.livezGracePeriodMs,
+      shown: '0s',
+    },
+    {
+      name: 'shutdown-delay-duration',
+      type: 'duration',
+      group: GENERIC,
+      usage: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.',
+      parse: goDuration,
+      default: d.shutdownDelayMs,
+      shown: '0s',
+    },
+    {
+      name: 'shutdown-send-retry-after',
+      type: 'bool',
+      group: GENERIC,
+      usage: "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header, in addition 'Connection: close' response header is set in order to tear down the TCP connection when idle.",
+      parse: bool,
+      default: d.shutdownSendRetryAfter,
+    },
+    {
+      name: 'shutdown-watch-termination-grace-period',
+      type: 'duration',
+      group: GENERIC,
+      usage: 'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.',
+      parse: goDuration,
+      default: d.shutdownWatchTerminationGracePeriodMs,
+      shown: '0s',
+    },
+    {
       name: 'migrate-only',
       type: 'bool',
       group: GENERIC,
       usage: 'Apply the database migrations and exit.',
       parse: bool,
     },
+    {
+      name: 'logging-format',
+      type: 'string',
+      group: LOGGING,
+      usage: 'Sets the log format. Permitted formats: "json", "text".',
+      parse: loggingFormat,
+      default: d.loggingFormat,
+      shown: JSON.stringify(d.loggingFormat),
+    },
   ];
+}
+
+/** `--logging-format`: kube's two formats. */
+function loggingFormat(value: string): LoggingFormat {
+  if (value !== 'text' && value !== 'json') throw new Error('Unsupported log format');
+  return value;
+}
+
+/** klog's `-v`/`--v`: pflag also reads `-v=2`, where commander hands over `=2`. */
+function verbosity(value: string): number {
+  return integer(0, 2 ** 31 - 1)(value.replace(/^=/, ''));
 }
 
 /**
@@ -426,6 +482,12 @@ interface ParsedFlags {
   maxRequestBytes: number;
   kubectlReviewAliases: boolean;
   migrateOnly?: boolean;
+  livezGracePeriod: number;
+  shutdownDelayDuration: number;
+  shutdownSendRetryAfter?: boolean;
+  shutdownWatchTerminationGracePeriod: number;
+  v: number;
+  loggingFormat: LoggingFormat;
 }
 
 function program(): Command {
@@ -437,6 +499,15 @@ function program(): Command {
     .configureHelp({ formatHelp: (command) => helpText(command) })
     .allowExcessArguments(false);
   for (const spec of flagSpecs(defaultOptions())) cmd.addOption(flag(spec));
+  // klog's verbosity flag, the one flag with a shorthand.
+  const v = new Option('-v, --v <Level>', 'number for the log level verbosity').helpGroup(LOGGING).default(0).argParser((value: string) => {
+    try {
+      return verbosity(value);
+    } catch (err) {
+      throw new FlagError(`invalid argument ${JSON.stringify(value)} for "-v, --v" flag: ${(err as Error).message}`);
+    }
+  });
+  cmd.addOption(v);
   return cmd;
 }
 
@@ -445,7 +516,7 @@ function helpText(cmd: Command): string {
   const sections = new Map<string, Array<[string, string]>>();
   for (const option of cmd.options) {
     const type = /<(\w+)>/.exec(option.flags)?.[1];
-    const term = `--${option.name()}${type ? ` ${type}` : ''}`;
+    const term = `${option.short ? `${option.short}, ` : '    '}--${option.name()}${type ? ` ${type}` : ''}`;
     const shown = option.defaultValueDescription;
     // A usage of several lines (the gate list) continues under the usage column, as pflag prints it.
     const usage = shown ? `${option.description} (default ${shown})` : option.description;
@@ -455,8 +526,8 @@ function helpText(cmd: Command): string {
   const lines = [cmd.description(), '', 'Usage:', `  ${COMMAND} [flags]`, ''];
   for (const [heading, rows] of sections) {
     const width = Math.max(...rows.map(([term]) => term.length));
-    const indent = ' '.repeat(6 + width + 3);
-    lines.push(heading, '', ...rows.map(([term, usage]) => `      ${term.padEnd(width)}   ${usage.split('\n').join(`\n${indent}`)}`), '');
+    const indent = ' '.repeat(2 + width + 3);
+    lines.push(heading, '', ...rows.map(([term, usage]) => `  ${term.padEnd(width)}   ${usage.split('\n').join(`\n${indent}`)}`), '');
   }
   return lines.join('\n');
 }
@@ -545,5 +616,11 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     maxRequestBodyBytes: o.maxRequestBytes,
     kubectlReviewAliases: o.kubectlReviewAliases,
     migrateOnly: !!o.migrateOnly,
+    livezGracePeriodMs: o.livezGracePeriod,
+    shutdownDelayMs: o.shutdownDelayDuration,
+    shutdownSendRetryAfter: !!o.shutdownSendRetryAfter,
+    shutdownWatchTerminationGracePeriodMs: o.shutdownWatchTerminationGracePeriod,
+    verbosity: o.v,
+    loggingFormat: o.loggingFormat,
   });
 }

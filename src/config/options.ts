@@ -66,7 +66,21 @@ export interface ServerOptions {
   writeAdminKubeconfig: boolean;
   /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (not a flag; tests shorten it). */
   bookmarkIntervalMs: number;
+  /** --livez-grace-period in ms: post-start hooks not finished yet do not fail /livez this long after start. */
+  livezGracePeriodMs: number;
+  /** --shutdown-delay-duration in ms: after SIGTERM, /readyz fails but requests are still served this long. */
+  shutdownDelayMs: number;
+  /** --shutdown-send-retry-after: after the delay, answer new requests 429 with Retry-After until in-flight ones finish. */
+  shutdownSendRetryAfter: boolean;
+  /** --shutdown-watch-termination-grace-period in ms: how long open watches may run on once the listener closed. */
+  shutdownWatchTerminationGracePeriodMs: number;
+  /** -v / --v: log verbosity (0: start-up and controller events; 2: one line per request). */
+  verbosity: number;
+  /** --logging-format: `text` (klog's lines) or `json`. */
+  loggingFormat: LoggingFormat;
 }
+
+export type LoggingFormat = 'text' | 'json';
 
 /** The `--authorization-webhook-*` flags (kube's defaults: v1beta1, 5m, 30s). */
 export interface AuthorizationWebhookOptions {
@@ -105,6 +119,12 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     migrateOnly: false,
     writeAdminKubeconfig: true,
     bookmarkIntervalMs: 60_000,
+    livezGracePeriodMs: 0,
+    shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
+    shutdownWatchTerminationGracePeriodMs: 0,
+    verbosity: 0,
+    loggingFormat: 'text',
     ...overrides,
   };
 }

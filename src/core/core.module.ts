@@ -1,3 +1,4 @@
+import { HealthModule } from '../health/health.module';
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { ApiModule } from '../api/api.module';
 import { ResourceRegistry } from '../api/resources/registry';
@@ -20,7 +21,7 @@ import { NODE_RESTRICTION_PLUGIN, NodeRestrictionAdmission } from './node-restri
  * on the generic storage. Registers the admission plugins: NamespaceLifecycle always,
  * NodeRestriction when `--enable-admission-plugins` names it.
  */
-@Module({ imports: [ApiModule], providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
+@Module({ imports: [ApiModule, HealthModule], providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
 export class CoreModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { HealthChecks, PostStartHook } from '../health/health-checks';
 import { StatusError } from '../apimachinery/errors';
 import { ResourceRegistry } from '../api/resources/registry';
 import { Target, WriteOptions } from '../api/resources/storage';
@@ -50,13 +51,16 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
   private readonly stopping = new AbortController();
   private wake: () => void = () => undefined;
   private loop: Promise<void> | null = null;
+  private readonly hook?: PostStartHook;
 
   constructor(
     private readonly registry: ResourceRegistry,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     informers: SharedInformerFactory,
     feed: ChangeFeedService,
+    @Optional() health?: HealthChecks,
   ) {
+    this.hook = health?.postStartHook('start-namespace-controller');
     this.namespaces = informers.informerFor<Namespace>(storageResource(namespaceType));
     const changed = (ns: Namespace) => {
       if (ns.metadata.deletionTimestamp) this.enqueue(ns.metadata.name ?? '');
@@ -82,6 +86,8 @@ export class NamespaceController implements OnApplicationBootstrap, BeforeApplic
 
   onApplicationBootstrap(): void {
     this.loop = this.run();
+    this.hook?.done();
+    this.logger.log('namespace controller started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,38 +1,115 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 
-export type Probe = 'livez' | 'readyz';
+/** The three endpoints; `healthz` is kube's deprecated one, with the checks kube gives it. */
+export type Probe = 'livez' | 'readyz' | 'healthz';
+
+/** Every probe; what kube adds with AddHealthChecks (ping, log, etcd, post-start hooks). */
+export const ALL_PROBES: Probe[] = ['livez', 'readyz', 'healthz'];
 
 interface Check {
   name: string;
   probes: Probe[];
   run: () => Promise<void> | void;
+  /** Post-start hooks: /livez treats them as passing during `--livez-grace-period`. */
+  postStartHook?: boolean;
 }
 
 export interface CheckOutcome {
   name: string;
   ok: boolean;
   excluded: boolean;
+  /** Why it failed, for the log and the single-check endpoint (never in the list output). */
+  error?: string;
 }
 
 /**
- * The named checks behind /livez, /readyz and /healthz. Feature modules register theirs
- * (storage registers a database ping); each runs as a terminus health indicator.
+ * Something kept in memory from a list plus the change feed (kube's informer): until it has
+ * synced, this replica would answer from partial state, so /readyz fails its `informer-sync`
+ * check. A generic informer registry can register each of its informers here.
+ */
+export interface SyncedInformer {
+  readonly name: string;
+  /** Started and holds its initial list; false also while it cannot follow the store. */
+  hasSynced(): boolean;
+  /** False while nothing started it (an unused index): it does not count then. */
+  isStarted(): boolean;
+}
+
+/** A start-up step as `/readyz` lists it (`poststarthook/<name>`); failing until it reports. */
+export interface PostStartHook {
+  done(): void;
+  failed(error: Error): void;
+}
+
+/** kube's order in the lists: ping, log, the store, informers, post-start hooks, shutdown. */
+const RANK: Record<string, number> = { ping: 0, log: 1, storage: 2, 'informer-sync': 3, shutdown: 5 };
+const rank = (name: string) => RANK[name] ?? (name.startsWith('poststarthook/') ? 4 : 3.5);
+
+/**
+ * The named checks behind /livez, /readyz and /healthz, in kube's names: `ping`, `log`,
+ * `storage` (kube's `etcd`), `informer-sync`, `poststarthook/<name>` per start-up step and
+ * `shutdown` (readyz only). Feature modules register theirs; each runs as a terminus
+ * health indicator.
  */
 @Injectable()
 export class HealthChecks {
   private readonly checks: Check[] = [];
+  private readonly informerSources: Array<() => SyncedInformer[]> = [];
   private shuttingDown = false;
+  private startedAt = Date.now();
+  private livezGracePeriodMs = 0;
 
   constructor(private readonly indicators: HealthIndicatorService) {
-    this.register('ping', ['livez', 'readyz'], () => undefined);
-    this.register('shutdown', ['readyz'], () => {
-      if (this.shuttingDown) throw new Error('server is shutting down');
+    this.register('ping', ALL_PROBES, () => undefined);
+    this.register('informer-sync', ['readyz'], () => {
+      const informers = this.informerSources.flatMap((source) => source());
+      const pending = informers.filter((i) => i.isStarted() && !i.hasSynced()).map((i) => i.name);
+      if (pending.length) throw new Error(`${pending.length} informers not started yet: [${pending.join(' ')}]`);
     });
+    this.register('shutdown', ['readyz'], () => {
+      if (this.shuttingDown) throw new Error('process is shutting down');
+    });
+  }
+
+  /** `--livez-grace-period`, counted from the server's start. */
+  setLivezGracePeriod(ms: number, startedAt = Date.now()): void {
+    this.livezGracePeriodMs = ms;
+    this.startedAt = startedAt;
   }
 
   register(name: string, probes: Probe[], run: () => Promise<void> | void): void {
     this.checks.push({ name, probes, run });
+  }
+
+  addInformer(informer: SyncedInformer): void {
+    this.informerSources.push(() => [informer]);
+  }
+
+  /** Informers that come and go (a shared informer factory's): asked at every check. */
+  addInformers(source: () => SyncedInformer[]): void {
+    this.informerSources.push(source);
+  }
+
+  /**
+   * A start-up step: `poststarthook/<name>` fails on every probe until it reports done
+   * (on /livez only after the grace period), and keeps failing with the error it reports.
+   */
+  postStartHook(name: string): PostStartHook {
+    let state: { done: boolean; error?: Error } = { done: false };
+    this.checks.push({
+      name: `poststarthook/${name}`,
+      probes: ALL_PROBES,
+      postStartHook: true,
+      run: () => {
+        if (state.error) throw state.error;
+        if (!state.done) throw new Error('not finished');
+      },
+    });
+    return {
+      done: () => (state = { done: true }),
+      failed: (error) => (state = { done: false, error }),
+    };
   }
 
   /** Readiness fails from now on, so load balancers drain this replica before it stops. */
@@ -40,17 +117,34 @@ export class HealthChecks {
     this.shuttingDown = true;
   }
 
+  isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
   names(probe: Probe): string[] {
-    return this.checks.filter((c) => c.probes.includes(probe)).map((c) => c.name);
+    return this.ordered(probe).map((c) => c.name);
+  }
+
+  private ordered(probe: Probe): Check[] {
+    return this.checks
+      .map((check, index) => ({ check, index }))
+      .filter(({ check }) => check.probes.includes(probe))
+      .sort((a, b) => rank(a.check.name) - rank(b.check.name) || a.index - b.index)
+      .map(({ check }) => check);
   }
 
   async run(probe: Probe, only: string | undefined, exclude: string[]): Promise<CheckOutcome[]> {
-    const selected = this.checks.filter((c) => c.probes.includes(probe) && (only === undefined || c.name === only));
+    const selected = this.ordered(probe).filter((c) => only === undefined || c.name === only);
+    const graceful = probe === 'livez' && Date.now() < this.startedAt + this.livezGracePeriodMs;
     return Promise.all(
       selected.map(async (check) => {
         if (exclude.includes(check.name)) return { name: check.name, ok: true, excluded: true };
+        if (graceful && check.postStartHook) return { name: check.name, ok: true, excluded: false };
         const result = await this.indicate(check);
-        return { name: check.name, ok: result[check.name].status === 'up', excluded: false };
+        const status = result[check.name];
+        return status.status === 'up'
+          ? { name: check.name, ok: true, excluded: false }
+          : { name: check.name, ok: false, excluded: false, error: String(status.message) };
       }),
     );
   }
@@ -63,5 +157,18 @@ export class HealthChecks {
     } catch (err) {
       return session.down({ message: (err as Error).message });
     }
+  }
+}
+
+/** Runs `work` but gives up after `ms` with an error saying so (a check must answer promptly). */
+export async function withinTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000}s`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -14,6 +14,11 @@ import { ensureServingMaterial, ServingMaterial } from './certificates';
 import { loadConfiguration } from './configuration';
 import { writeAdminKubeconfig } from './kubeconfig';
 import { reservePort } from './port';
+import { ALL_PROBES, HealthChecks } from '../health/health-checks';
+import { ChangeFeedService } from '../storage/change-feed.service';
+import { httpLog } from './httplog';
+import { KubeLogger } from './logging';
+import { GracefulShutdown } from './shutdown';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
@@ -25,7 +30,10 @@ export interface RunningServer {
   port: number;
   material: ServingMaterial;
   kubeconfigPath: string;
+  /** Stops at once: the application, then the store (tests). */
   close(): Promise<void>;
+  /** kube's graceful termination (SIGTERM, SIGINT): see GracefulShutdown. */
+  shutdown(reason: string): Promise<void>;
 }
 
 /** Settings only tests use: a migrated template for the embedded engine, a schema on PostgreSQL. */
@@ -77,6 +85,9 @@ export async function migrateStore(options: ServerOptions): Promise<void> {
  * start that fails closes what it opened and removes a data directory it created.
  */
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
+  const startedAt = Date.now();
+  const logger = new KubeLogger(options.verbosity, options.loggingFormat, process.stderr, hooks.logLevels);
+  Logger.overrideLogger(logger);
   const configuration = await loadConfiguration(options);
   for (const warning of configuration.warnings) new Logger('Configuration').warn(warning);
   exposeMetrics(options);
@@ -97,9 +108,20 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       },
       bodyParser: false,
       abortOnError: false,
-      // Nest's route-mapping chatter is 'log' level; operators see warnings and errors.
-      logger: hooks.logLevels ?? ['warn', 'error', 'fatal'],
+      // kube's log format and -v; Nest's route-mapping chatter only at high verbosity.
+      logger,
     });
+    // Before every route: the audit ID and request log, then the in-flight count shutdown drains.
+    const shutdown = new GracefulShutdown({
+      delayMs: options.shutdownDelayMs,
+      sendRetryAfter: options.shutdownSendRetryAfter,
+      watchGracePeriodMs: options.shutdownWatchTerminationGracePeriodMs,
+    });
+    app.use(httpLog(logger));
+    app.use(shutdown.middleware());
+    const health = app.get(HealthChecks);
+    health.register('log', ALL_PROBES, () => logger.check());
+    health.setLivezGracePeriod(options.livezGracePeriodMs, startedAt);
     // Clients (kubectl, informers, load balancers) keep connections open between requests;
     // Node's 5 s default would close idle ones under them. 90 s, as kube-apiserver's idle timeout.
     // kube answers without an X-Powered-By header.
@@ -113,17 +135,34 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     const url = `https://${urlHost(options.bindAddress)}:${port}`;
     const kubeconfigPath = join(options.dataDir, 'admin.kubeconfig');
     if (options.writeAdminKubeconfig) await writeAdminKubeconfig(options.dataDir, url, material);
+    new Logger('Server').log(`serving securely on ${options.bindAddress}:${port}`);
     const [started, store] = [app, db];
+    let stopping: Promise<void> | null = null;
+    const stopApplication = () => {
+      stopping ??= (async () => {
+        await started.close();
+        await store.close();
+      })();
+      return stopping;
+    };
     return {
       app: started,
       url,
       port,
       material,
       kubeconfigPath,
-      async close() {
-        await started.close();
-        await store.close();
-      },
+      close: stopApplication,
+      shutdown: (reason) =>
+        shutdown.run(
+          {
+            server: started.getHttpServer() as import('node:https').Server,
+            markShuttingDown: () => health.markShuttingDown(),
+            openWatches: () => started.get(ChangeFeedService).openWatches(),
+            endWatches: () => started.get(ChangeFeedService).endWatches(),
+            stopApplication,
+          },
+          reason,
+        ),
     };
   } catch (err) {
     await reservation.release();

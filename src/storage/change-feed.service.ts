@@ -32,8 +32,18 @@ export class ChangeFeedService extends ChangeFeed implements OnApplicationBootst
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    for (const stream of [...this.streams]) stream.close();
+    this.endWatches();
     await this.stop();
+  }
+
+  /** How many watches are open (graceful shutdown waits for them within its grace period). */
+  openWatches(): number {
+    return this.streams.size;
+  }
+
+  /** Ends every open watch after the events already queued: each client gets whole frames, then the end of the stream. */
+  endWatches(): void {
+    for (const stream of [...this.streams]) stream.close();
   }
 
   /**

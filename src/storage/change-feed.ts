@@ -48,6 +48,11 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopped = false;
+  private started = false;
+  /** False from a failed read of the log until the next one succeeds (a store outage). */
+  private following = true;
+  /** The informer-sync check's name for the feed. */
+  readonly name = 'change-feed';
 
   constructor(
     private readonly store: ObjectStore,
@@ -62,6 +67,16 @@ export class ChangeFeed {
     if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe(() => this.poke());
     this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
     this.timer.unref();
+    this.started = true;
+  }
+
+  isStarted(): boolean {
+    return this.started;
+  }
+
+  /** Started and reading the log (false while the store does not answer). */
+  hasSynced(): boolean {
+    return this.started && this.following;
   }
 
   async stop(): Promise<void> {
@@ -98,6 +113,8 @@ export class ChangeFeed {
     try {
       for (;;) {
         const batch = await this.store.changesSince(this.head.toString(), this.options.batchSize, this.options.batchBytes);
+        if (!this.following) this.logger.log('reading the change log again');
+        this.following = true;
         if (batch.length === 0) return;
         this.remember(batch);
         this.head = BigInt(batch[batch.length - 1].revision);
@@ -122,7 +139,10 @@ export class ChangeFeed {
         for (const wake of waiters) wake();
         return;
       }
-      if (!this.stopped) this.logger.error(`reading the change log failed: ${(err as Error).message}`);
+      if (this.stopped) return;
+      // Logged once per outage; the poll retries until the store answers again.
+      if (this.following) this.logger.error(`reading the change log failed: ${(err as Error).message}`);
+      this.following = false;
     }
   }
 

@@ -46,6 +46,8 @@ export interface Database {
 
 /** Pool size on PostgreSQL. */
 const POOL_SIZE = 10;
+/** How long a request waits for a pooled connection (a new one, or a free one) before giving up. */
+const POOL_CONNECT_TIMEOUT_MS = 10_000;
 
 const BASE_OPTIONS = {
   type: 'postgres',
@@ -73,7 +75,8 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
     url,
     schema,
     poolSize: POOL_SIZE,
-    extra: connection.options ? { options: connection.options } : {},
+    // A database that does not answer fails a request (504) instead of holding it forever.
+    extra: { connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS, ...(connection.options ? { options: connection.options } : {}) },
   } as DataSourceOptions);
 
   // Several servers may start at once on one database: one migrates, the others wait for

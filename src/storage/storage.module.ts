@@ -1,6 +1,6 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { HealthChecks } from '../health/health-checks';
+import { ALL_PROBES, HealthChecks, withinTimeout } from '../health/health-checks';
 import { HealthModule } from '../health/health.module';
 import { CHANGE_WAKEUPS } from './change-feed';
 import { ChangeFeedService } from './change-feed.service';
@@ -11,6 +11,10 @@ import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
 import { SharedInformerFactory } from './shared-informer-factory';
 import { StoredObjectsMetric } from './stored-objects-metric';
+import { storageFailureOf } from './storage-errors';
+
+/** The storage check is a real round trip, bounded so a hung database fails the probe instead of hanging it. */
+const STORAGE_CHECK_TIMEOUT_MS = 2000;
 
 /** The open Database (engine, DataSource, notifier). */
 export const DATABASE = Symbol('DATABASE');
@@ -26,14 +30,36 @@ export interface StorageSettings {
 /** Starts compaction once the app runs and stops it with the app (whoever opened the database closes it). */
 @Injectable()
 class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Storage');
+
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(COMPACTOR) private readonly compactor: Compactor,
+    feed: ChangeFeedService,
+    informers: SharedInformerFactory,
     @Optional() health?: HealthChecks,
   ) {
-    health?.register('storage', ['livez', 'readyz'], async () => {
-      await this.db.dataSource.query('SELECT 1');
-    });
+    // informer-sync: the change feed, and every informer started (RBAC index, node graph, controllers).
+    health?.addInformer(feed);
+    health?.addInformers(() =>
+      informers.syncStates().map((state) => ({ name: state.resource, isStarted: () => true, hasSynced: () => state.synced })),
+    );
+    health?.register('storage', ALL_PROBES, () => this.roundTrip());
+    // The migrations ran when the store opened, before the application was built.
+    health?.postStartHook('storage-migrations').done();
+  }
+
+  /** One query to the store, answered within STORAGE_CHECK_TIMEOUT_MS; the reason given never carries the driver's text. */
+  private async roundTrip(): Promise<void> {
+    try {
+      await withinTimeout(this.db.dataSource.query('SELECT 1'), STORAGE_CHECK_TIMEOUT_MS, 'the store');
+    } catch (err) {
+      this.logger.debug(`storage check failed: ${(err as Error).message}`);
+      const failure = storageFailureOf(err);
+      if (failure === 'unavailable') throw new Error('the store is unreachable');
+      if (failure === 'timeout' || /did not answer/.test((err as Error).message)) throw new Error(`the store did not answer within ${STORAGE_CHECK_TIMEOUT_MS / 1000}s`);
+      throw new Error('the store failed a query');
+    }
   }
 
   onApplicationBootstrap(): void {

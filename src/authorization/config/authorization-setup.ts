@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { HealthChecks, PostStartHook } from '../../health/health-checks';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizerChain } from '../authorizer-chain';
 import { AuthorizerFactories } from '../authorizer-factories';
@@ -55,13 +56,16 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('Authorization');
   private readonly configured: ConfiguredAuthorizers;
   private reloader: AuthorizationConfigReloader | undefined;
+  private readonly loaderHook?: PostStartHook;
 
   constructor(
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     @Inject(STARTUP_AUTHORIZATION) private readonly startup: StartupAuthorization,
     private readonly factories: AuthorizerFactories,
     private readonly chain: AuthorizerChain,
+    @Optional() health?: HealthChecks,
   ) {
+    this.loaderHook = health?.postStartHook('authorization/config-loader');
     factories.register('AlwaysAllow', () => alwaysAllowAuthorizer);
     factories.register('AlwaysDeny', () => alwaysDenyAuthorizer);
     this.configured = new ConfiguredAuthorizers(factories);
@@ -73,6 +77,7 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
     try {
       this.chain.replace(await this.configured.build(configuration));
     } catch (err) {
+      this.loaderHook?.failed(err as Error);
       throw err instanceof AuthorizationConfigError ? err : new AuthorizationConfigError((err as Error).message);
     }
     if (file && data !== undefined) {
@@ -88,6 +93,8 @@ export class AuthorizationSetup implements OnApplicationBootstrap, OnApplication
       );
       this.reloader.start();
     }
+    this.loaderHook?.done();
+    this.logger.log(`authorizer chain built: ${configuration.authorizers.map((a) => a.name).join(', ') || '(empty)'}`);
     const types = configuration.authorizers.map((a) => a.type);
     if (types.includes('AlwaysAllow')) {
       const others = types.filter((m) => m !== 'AlwaysAllow');

@@ -1,10 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { HealthChecks } from '../../health/health-checks';
+import { HealthChecks, PostStartHook } from '../../health/health-checks';
 import { ClusterRoleAggregationController } from '../aggregation/clusterrole-aggregation-controller';
 import { DefaultPolicyReconciler } from './default-policy-reconciler';
 
-/** kube's name for this step in /readyz?verbose. */
-export const BOOTSTRAP_ROLES_CHECK = 'poststarthook/rbac/bootstrap-roles';
+/** kube's names for these steps in /readyz?verbose (`poststarthook/<name>`). */
+const BOOTSTRAP_ROLES_HOOK = 'rbac/bootstrap-roles';
+export const BOOTSTRAP_ROLES_CHECK = `poststarthook/${BOOTSTRAP_ROLES_HOOK}`;
+const AGGREGATION_CONTROLLER_HOOK = 'start-clusterrole-aggregation-controller';
 
 /** kube keeps trying to reconcile the default policy this long before giving up on start. */
 const RECONCILE_DEADLINE_MS = 30_000;
@@ -19,22 +21,29 @@ const RECONCILE_RETRY_MS = 1000;
 @Injectable()
 export class RbacBootstrap implements OnApplicationBootstrap {
   private readonly logger = new Logger('RbacBootstrap');
-  private reconciled = false;
+  private readonly bootstrapHook?: PostStartHook;
+  private readonly aggregationHook?: PostStartHook;
 
   constructor(
     private readonly reconciler: DefaultPolicyReconciler,
     private readonly aggregation: ClusterRoleAggregationController,
     @Optional() health?: HealthChecks,
   ) {
-    health?.register(BOOTSTRAP_ROLES_CHECK, ['readyz'], () => {
-      if (!this.reconciled) throw new Error('not finished');
-    });
+    this.bootstrapHook = health?.postStartHook(BOOTSTRAP_ROLES_HOOK);
+    this.aggregationHook = health?.postStartHook(AGGREGATION_CONTROLLER_HOOK);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.reconcileUntilDone();
-    this.reconciled = true;
+    try {
+      await this.reconcileUntilDone();
+    } catch (err) {
+      this.bootstrapHook?.failed(err as Error);
+      throw err;
+    }
+    this.bootstrapHook?.done();
+    this.logger.log('default RBAC policy reconciled');
     await this.aggregation.start();
+    this.aggregationHook?.done();
   }
 
   private async reconcileUntilDone(): Promise<void> {

@@ -42,7 +42,7 @@ describe('RBAC bootstrap', () => {
       } as unknown as DefaultPolicyReconciler;
       const aggregation = { start: async () => undefined } as unknown as ClusterRoleAggregationController;
       const bootstrap = new RbacBootstrap(reconciler, aggregation);
-      (bootstrap as any).logger = { error: () => undefined };
+      (bootstrap as any).logger = { error: () => undefined, log: () => undefined };
       const starting = bootstrap.onApplicationBootstrap();
       await jest.advanceTimersByTimeAsync(2500);
       await starting;
