@@ -168,7 +168,8 @@ async function main() {
   if (process.argv.includes('codecs')) return runCodecBench();
   // `npm run bench -- rbac`: only the RBAC authorizer figures (bench/rbac-authorization.ts).
   if (process.argv.includes('rbac')) return runRbacBench();
-  // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
+  // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts);
+  // `-- reviews audit`: the same with every request audited at Metadata level to a log file.
   if (process.argv.includes('reviews')) return runAccessReviewBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.

@@ -4,6 +4,7 @@ import { errors, StatusError } from '../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from './codec/negotiation';
 import { bodyFor, renderStatus } from './codec/response';
 import { ApiRequest } from './request/request-context';
+import { recordResponseError } from './request/audit-context';
 
 const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
 
@@ -20,6 +21,7 @@ export class StatusExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<ApiRequest>();
     const err = this.toStatusError(exception);
+    recordResponseError(req, err.toStatus(), !(exception instanceof StatusError || exception instanceof HttpException));
     if (res.headersSent) {
       res.end();
       return;

@@ -5,10 +5,12 @@ import { ApiRequest } from '../api/request/request-context';
 import { RequestInfoMiddleware } from '../api/request-info.middleware';
 import { AuthenticationMiddleware } from '../authentication/authentication.middleware';
 import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
+import { RequestAuditor } from '../audit/request-auditor';
 
 /**
- * The stages every request passes before routing, in order: what the request is, who sends
- * it, as whom it acts, then (only for them) its body. One Nest middleware runs them, so the
+ * The stages every request passes before routing, in order: its audit ID, what the request
+ * is, who sends it, its audit level (for that caller, as kube evaluates the policy before
+ * impersonation), as whom it acts, then (only for them) its body. One Nest middleware runs them, so the
  * router matches one layer instead of four on every request. A stage that throws ends the
  * request (the Status filter renders the error); each stage continues by calling its `next`.
  */
@@ -16,8 +18,14 @@ import { ImpersonationMiddleware } from '../authentication/impersonation.middlew
 export class RequestPipelineMiddleware implements NestMiddleware {
   private readonly stages: NestMiddleware[];
 
-  constructor(info: RequestInfoMiddleware, authentication: AuthenticationMiddleware, impersonation: ImpersonationMiddleware, body: RequestBodyMiddleware) {
-    this.stages = [info, authentication, impersonation, body];
+  constructor(
+    info: RequestInfoMiddleware,
+    authentication: AuthenticationMiddleware,
+    impersonation: ImpersonationMiddleware,
+    body: RequestBodyMiddleware,
+    audit: RequestAuditor,
+  ) {
+    this.stages = [audit.init, info, authentication, audit.received, impersonation, body];
   }
 
   async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
