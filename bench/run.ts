@@ -5,6 +5,7 @@ import { ServerOptions } from '../src/config/options';
 import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
+import { runAuditStagesBench } from './audit-stages';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -171,6 +172,8 @@ async function main() {
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts);
   // `-- reviews audit`: the same with every request audited at Metadata level to a log file.
   if (process.argv.includes('reviews')) return runAccessReviewBench();
+  // `npm run bench -- audit-stages`: the CPU the audit stages add to a request (bench/audit-stages.ts).
+  if (process.argv.includes('audit-stages')) return runAuditStagesBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');
