@@ -57,7 +57,7 @@ export async function runAuditStagesBench(iterations = Number(process.env.BENCH_
     closeSync(fd);
     const eventBytes = head.indexOf('\n') + 1;
     console.log(
-      `audit at Metadata level, log backend (blocking, json): ${rounds[2].toFixed(1)} µs of CPU per request (median of 5 rounds of ${iterations}; 2 events of about ${eventBytes} bytes each)`,
+      `audit at Metadata level, log backend (blocking, json): ${rounds[2].toFixed(1)} µs of CPU per request (median of 5 rounds of ${iterations}; 2 events, the first of ${eventBytes} bytes)`,
     );
   } finally {
     await on.shutdown();

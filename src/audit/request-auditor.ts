@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, NestMiddleware, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { AUDIT_ID_HEADER, auditIdOf } from '../api/request/audit-id';
-import { AuditRecord, auditRecordOf, openAuditRecord } from '../api/request/audit-context';
+import { addAuditAnnotation, AuditRecord, auditRecordOf, openAuditRecord } from '../api/request/audit-context';
 import { ApiRequest } from '../api/request/request-context';
 import { errors } from '../apimachinery/errors';
 import type { UserInfo } from '../apimachinery/user-info';
@@ -13,6 +13,9 @@ import { AuditEvent, auditUser, microTimestamp, sourceIPs, userAgentOf, withoutM
 import { AuditStage, AUDIT_API_VERSION } from './policy';
 import { AuditAttributes, AuditPolicyChecker, RequestAuditConfig } from './policy-checker';
 import { RotatingFile } from './rotating-file';
+
+export const DEPRECATED_ANNOTATION = 'platform.io/deprecated';
+export const REMOVED_RELEASE_ANNOTATION = 'platform.io/removed-release';
 
 /** How long one webhook batch may take to deliver, retries included. */
 const WEBHOOK_BATCH_DEADLINE_MS = 60_000;
@@ -222,6 +225,12 @@ export class RequestAuditor implements OnApplicationShutdown {
   /** Copies what the request recorded so far into the event. */
   private update(req: AuditedRequest, audit: RequestAudit, code: number): void {
     const { event, record, config } = audit;
+    // A deprecated API version served the request (the versioning layer marks it): kube's annotations.
+    const deprecation = (req as { apiDeprecation?: { removedRelease?: string } }).apiDeprecation;
+    if (deprecation) {
+      addAuditAnnotation(req, DEPRECATED_ANNOTATION, 'true');
+      if (deprecation.removedRelease) addAuditAnnotation(req, REMOVED_RELEASE_ANNOTATION, deprecation.removedRelease);
+    }
     const meta = record.objectMeta;
     if (event.objectRef) {
       event.objectRef.namespace ||= meta.namespace;

@@ -76,6 +76,15 @@ describe('the request auditor', () => {
     expect(events[1].responseStatus).toEqual({ metadata: {}, status: 'Failure', message: 'Internal error occurred: the server could not complete the request', reason: 'InternalError', code: 500 });
   });
 
+  it('annotates a request a deprecated API version served', async () => {
+    const { req, res } = exchange();
+    auditor.init.use(req, res, () => undefined);
+    await auditor.received.use(req, res, () => undefined);
+    req.apiDeprecation = { removedRelease: '1.40' };
+    res.emit('finish');
+    expect(lines()[1].annotations).toEqual({ 'platform.io/deprecated': 'true', 'platform.io/removed-release': '1.40' });
+  });
+
   it('writes ResponseComplete once however the response ends', async () => {
     const { req, res } = exchange();
     auditor.init.use(req, res, () => undefined);
