@@ -60,7 +60,7 @@ export async function runAuditStagesBench(iterations = Number(process.env.BENCH_
       `audit at Metadata level, log backend (blocking, json): ${rounds[2].toFixed(1)} µs of CPU per request (median of 5 rounds of ${iterations}; 2 events, the first of ${eventBytes} bytes)`,
     );
   } finally {
-    await on.shutdown();
+    await on.flush();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import { recordAuditError } from '../metrics/audit-metrics';
 import { WebhookTransport } from '../authorization/webhook/webhook-transport';
 import { AuditEvent, eventList, legacyEventLine } from './event';
-import { RotatingFile } from './rotating-file';
 
 /** Where audit events go (kube's audit.Backend). */
 export interface AuditBackend {

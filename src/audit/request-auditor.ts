@@ -83,7 +83,7 @@ function attemptedAuthentication(req: ApiRequest): string {
  * request gets an audit ID, echoed in the `Audit-ID` header; with a policy and a backend, the
  * policy gives each request a level after authentication, and its events (RequestReceived,
  * ResponseStarted for watches, ResponseComplete or Panic) go to the backends, less the
- * stages the matching rule omits. `shutdown()` writes or sends what is still buffered.
+ * stages the matching rule omits. `flush()` writes or sends what is still buffered.
  */
 @Injectable()
 export class RequestAuditor implements OnApplicationShutdown {
@@ -132,14 +132,17 @@ export class RequestAuditor implements OnApplicationShutdown {
     },
   };
 
-  /** Writes or sends everything buffered (once); the server calls it on shutdown. */
-  shutdown(): Promise<void> {
+  /**
+   * Writes or sends everything buffered and closes the backends (once; later events are
+   * counted as errors). Nest calls it on application shutdown, after the listener closed.
+   */
+  flush(): Promise<void> {
     this.closed ??= (this.backend?.shutdown() ?? Promise.resolve()).catch((err) => this.logger.error(`flushing audit events: ${(err as Error).message}`));
     return this.closed;
   }
 
   onApplicationShutdown(): Promise<void> {
-    return this.shutdown();
+    return this.flush();
   }
 
   /** Evaluates the policy and opens the request's event; undefined at level None. */

@@ -31,7 +31,7 @@ describe('the request auditor', () => {
     auditor = new RequestAuditor(settings);
   });
   afterEach(async () => {
-    await auditor.shutdown();
+    await auditor.flush();
     rmSync(dir, { recursive: true, force: true });
   });
 
