@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isIP } from 'node:net';
 import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, KNOWN_FEATURES } from './feature-gates';
-import { AUDIT_MODES, AuditBatchOptions, AuditMode, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
+import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, ServerOptions } from './options';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -418,15 +418,7 @@ function auditFlagSpecs(d: ServerOptions): FlagSpec[] {
 }
 
 /** The audit options from parsed flag values. */
-function auditOptionsOf(o: Record<string, any>): ServerOptions['audit'] {
-  const batch = (prefix: 'auditLog' | 'auditWebhook'): AuditBatchOptions => ({
-    bufferSize: o[`${prefix}BatchBufferSize`],
-    maxSize: o[`${prefix}BatchMaxSize`],
-    maxWaitMs: o[`${prefix}BatchMaxWait`],
-    throttleEnable: o[`${prefix}BatchThrottleEnable`],
-    throttleQps: o[`${prefix}BatchThrottleQps`],
-    throttleBurst: o[`${prefix}BatchThrottleBurst`],
-  });
+function auditOptionsOf(o: ParsedFlags): ServerOptions['audit'] {
   return {
     policyFile: o.auditPolicyFile,
     logPath: o.auditLogPath,
@@ -436,12 +428,80 @@ function auditOptionsOf(o: Record<string, any>): ServerOptions['audit'] {
     logMaxSize: o.auditLogMaxsize,
     logCompress: !!o.auditLogCompress,
     logMode: o.auditLogMode,
-    logBatch: batch('auditLog'),
+    logBatch: {
+      bufferSize: o.auditLogBatchBufferSize,
+      maxSize: o.auditLogBatchMaxSize,
+      maxWaitMs: o.auditLogBatchMaxWait,
+      throttleEnable: o.auditLogBatchThrottleEnable,
+      throttleQps: o.auditLogBatchThrottleQps,
+      throttleBurst: o.auditLogBatchThrottleBurst,
+    },
     webhookConfigFile: o.auditWebhookConfigFile,
     webhookMode: o.auditWebhookMode,
-    webhookBatch: batch('auditWebhook'),
+    webhookBatch: {
+      bufferSize: o.auditWebhookBatchBufferSize,
+      maxSize: o.auditWebhookBatchMaxSize,
+      maxWaitMs: o.auditWebhookBatchMaxWait,
+      throttleEnable: o.auditWebhookBatchThrottleEnable,
+      throttleQps: o.auditWebhookBatchThrottleQps,
+      throttleBurst: o.auditWebhookBatchThrottleBurst,
+    },
     webhookInitialBackoffMs: o.auditWebhookInitialBackoff,
   };
+}
+
+/**
+ * The parsed command line, keyed as commander camel-cases the flag names. Each flag's parser
+ * in the spec table above produces its type; a flag without a default and not given is absent.
+ */
+interface ParsedFlags {
+  securePort: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  dataDir: string;
+  databaseUrl?: string;
+  embeddedFsync: boolean;
+  historyWindow: number;
+  watchCacheSizeBytes: number;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  featureGates: FeatureGates;
+  authorizationMode: string[];
+  authorizationConfig?: string;
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion: ServerOptions['authorizationWebhook']['version'];
+  authorizationWebhookCacheAuthorizedTtl: number;
+  authorizationWebhookCacheUnauthorizedTtl: number;
+  enableAdmissionPlugins: string[];
+  maxRequestBytes: number;
+  kubectlReviewAliases: boolean;
+  migrateOnly?: boolean;
+  auditPolicyFile?: string;
+  auditLogPath?: string;
+  auditLogFormat: AuditOptions['logFormat'];
+  auditLogMaxage: number;
+  auditLogMaxbackup: number;
+  auditLogMaxsize: number;
+  auditLogCompress: boolean;
+  auditLogMode: AuditMode;
+  auditLogBatchBufferSize: number;
+  auditLogBatchMaxSize: number;
+  auditLogBatchMaxWait: number;
+  auditLogBatchThrottleEnable: boolean;
+  auditLogBatchThrottleQps: number;
+  auditLogBatchThrottleBurst: number;
+  auditWebhookConfigFile?: string;
+  auditWebhookInitialBackoff: number;
+  auditWebhookMode: AuditMode;
+  auditWebhookBatchBufferSize: number;
+  auditWebhookBatchMaxSize: number;
+  auditWebhookBatchMaxWait: number;
+  auditWebhookBatchThrottleEnable: boolean;
+  auditWebhookBatchThrottleQps: number;
+  auditWebhookBatchThrottleBurst: number;
 }
 
 function program(): Command {
@@ -504,7 +564,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     if (err instanceof CommanderError) throw flagErrorOf(err, argv);
     throw err;
   }
-  const o = cmd.opts();
+  const o = cmd.opts<ParsedFlags>();
   const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.historyWindow <= 0) throw new FlagError('--history-window must be positive');
@@ -515,17 +575,17 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
   // kube's BuiltInAuthorizationOptions.Validate: the configuration file excludes the legacy
   // flags; without it, the policy file goes with mode ABAC and the webhook file with Webhook.
   if (o.authorizationConfig) {
-    if (!(o.featureGates as FeatureGates).enabled('StructuredAuthorizationConfiguration')) {
+    if (!o.featureGates.enabled('StructuredAuthorizationConfiguration')) {
       throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
     }
     if (LEGACY_AUTHORIZATION_FLAGS.some(given)) {
       throw new FlagError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
     }
   } else {
-    const abac = (o.authorizationMode as string[]).includes('ABAC');
+    const abac = o.authorizationMode.includes('ABAC');
     if (abac && !o.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
     if (!abac && o.authorizationPolicyFile) throw new FlagError('cannot specify --authorization-policy-file without mode ABAC');
-    const webhook = (o.authorizationMode as string[]).includes('Webhook');
+    const webhook = o.authorizationMode.includes('Webhook');
     if (webhook && !o.authorizationWebhookConfigFile) throw new FlagError("authorization-mode Webhook's authorization config file not passed");
     if (!webhook && o.authorizationWebhookConfigFile) throw new FlagError('cannot specify --authorization-webhook-config-file without mode Webhook');
   }
