@@ -1,4 +1,8 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditOptions, defaultAuditOptions } from '../src/config/options';
 import { issueClientCertificate } from '../src/server/certificates';
 import { LoadResult, runLoad } from './load';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
@@ -12,7 +16,9 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * (as an authenticating proxy or webhook would be); the question is answered by RBAC from a
  * few bindings of the subject, with the default policy in place.
  *
- * Run alone with `npm run bench -- reviews`.
+ * Run alone with `npm run bench -- reviews`; `npm run bench -- reviews audit` runs it with
+ * every request audited at Metadata level through the log backend (blocking mode, JSON lines
+ * to a file), so the two ratios give the cost of auditing.
  */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const CONNECTIONS = 50;
@@ -57,8 +63,19 @@ export async function prepareReviewServer(server: BenchServer): Promise<{ ca: st
   return { ca: m.caCertPem, cert: delegator.certPem, key: delegator.keyPem };
 }
 
-export async function runAccessReviewBench(): Promise<void> {
-  const server = await startBenchServer(undefined, { authorizationModes: ['Node', 'RBAC'] });
+/** A Metadata-level policy for every request, logged to a file in a fresh directory. */
+function metadataAudit(): { options: AuditOptions; logPath: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-audit-'));
+  const policyFile = join(dir, 'policy.yaml');
+  writeFileSync(policyFile, 'apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+  const logPath = join(dir, 'audit.log');
+  return { options: { ...defaultAuditOptions(), policyFile, logPath }, logPath, dir };
+}
+
+export async function runAccessReviewBench(withAudit = process.argv.includes('audit')): Promise<void> {
+  const audit = withAudit ? metadataAudit() : undefined;
+  if (audit) console.log(`SubjectAccessReview with audit: Metadata level for every request, log backend (blocking, json) to ${audit.logPath}`);
+  const server = await startBenchServer(undefined, { authorizationModes: ['Node', 'RBAC'], ...(audit ? { audit: audit.options } : {}) });
   try {
     const tls = await prepareReviewServer(server);
     const m = server.running.material;
@@ -97,8 +114,10 @@ export async function runAccessReviewBench(): Promise<void> {
     console.log(`baseline (bare Nest + Express HTTPS POST, ${CONNECTIONS} connections): ${base.toFixed(0)} requests/s, p99 ${median(rounds.map((r) => r.base.p99Ms)).toFixed(1)} ms`);
     console.log(`SubjectAccessReview (${CONNECTIONS} connections): ${ours.toFixed(0)} requests/s, p50 ${median(rounds.map((r) => r.ours.p50Ms)).toFixed(1)} ms, p99 ${median(rounds.map((r) => r.ours.p99Ms)).toFixed(1)} ms`);
     console.log(`SubjectAccessReview / baseline: ${ratio.toFixed(2)} (median of ${ROUNDS} alternating rounds' ratios; ratio of the medians ${(ours / base).toFixed(2)}; target >= 0.70)`);
+    if (audit) console.log(`audit log written: ${(statSync(audit.logPath).size / 1024 / 1024).toFixed(1)} MiB`);
   } finally {
     await server.close();
+    if (audit) rmSync(audit.dir, { recursive: true, force: true });
   }
 }
 

@@ -6,6 +6,7 @@ import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { runMetricsCostBench } from './metrics-cost';
+import { runAuditStagesBench } from './audit-stages';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -170,9 +171,12 @@ async function main() {
   if (process.argv.includes('codecs')) return runCodecBench();
   // `npm run bench -- rbac`: only the RBAC authorizer figures (bench/rbac-authorization.ts).
   if (process.argv.includes('rbac')) return runRbacBench();
-  // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
+  // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts);
+  // `-- reviews audit`: the same with every request audited at Metadata level to a log file.
   if (process.argv.includes('reviews')) return runAccessReviewBench();
   if (process.argv.includes('metrics-cost')) return runMetricsCostBench();
+  // `npm run bench -- audit-stages`: the CPU the audit stages add to a request (bench/audit-stages.ts).
+  if (process.argv.includes('audit-stages')) return runAuditStagesBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

@@ -30,6 +30,7 @@ function storageTimeout(): StatusError {
     { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
   );
 }
+import { recordResponseError } from './request/audit-context';
 
 const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
 
@@ -46,6 +47,7 @@ export class StatusExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<ApiRequest>();
     const err = this.toStatusError(exception);
+    recordResponseError(req, err.toStatus(), !(exception instanceof StatusError || exception instanceof HttpException));
     if (res.headersSent) {
       res.end();
       return;

@@ -2,11 +2,15 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../apimachinery/public.decorator';
 import { ApiRequest } from '../api/request/request-context';
+import { addAuditAnnotation } from '../api/request/audit-context';
 import { anonymousUser } from '../apimachinery/user-info';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { AuthorizerChain } from './authorizer-chain';
 import { forbiddenError } from './forbidden';
 import { attributesOf } from './request-attributes';
+
+export const DECISION_ANNOTATION = 'authorization.platform.io/decision';
+export const REASON_ANNOTATION = 'authorization.platform.io/reason';
 
 /** Third stage of the pipeline: deny by default; public endpoints opt out explicitly. */
 @Injectable()
@@ -40,6 +44,9 @@ export class AuthorizationGuard implements CanActivate {
       authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors'),
     });
     const result = await this.chain.authorize(attrs);
+    // kube's WithAuthorization annotates the audit event with the decision and its reason.
+    addAuditAnnotation(req, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
+    addAuditAnnotation(req, REASON_ANNOTATION, result.reason ?? '');
     if (result.decision === 'Allow') return true;
     throw forbiddenError(attrs, result.reason);
   }

@@ -4,7 +4,7 @@ import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
-import { DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
+import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -118,6 +118,35 @@ function path(value: string): string {
   return value;
 }
 
+/** `--audit-{log,webhook}-mode`, in kube's words. */
+function auditMode(plugin: string) {
+  return (value: string): AuditMode => {
+    if (!(AUDIT_MODES as string[]).includes(value)) throw new Error(`invalid audit ${plugin} mode ${value}, allowed modes are ${JSON.stringify(AUDIT_MODES.join(','))}`);
+    return value as AuditMode;
+  };
+}
+
+function auditLogFormat(value: string): 'json' | 'legacy' {
+  if (value !== 'json' && value !== 'legacy') throw new Error(`invalid audit log format ${value}, allowed formats are "legacy,json"`);
+  return value;
+}
+
+/** An int flag kube refuses below zero (`--audit-log-maxage -1 can't be a negative number`). */
+function nonNegative(flagName: string) {
+  return (value: string): number => {
+    const n = integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(value);
+    if (n < 0) throw new Error(`--${flagName} ${n} can't be a negative number`);
+    return n;
+  };
+}
+
+/** pflag's Float32Var (strconv.ParseFloat). */
+function float(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax`);
+  return n;
+}
+
 /** kube's mutually exclusive sets: `--authorization-config` versus the mode and webhook flags. */
 const LEGACY_AUTHORIZATION_FLAGS = [
   'authorizationMode',
@@ -138,6 +167,7 @@ const FEATURE_GATE = 'Feature gate flags:';
 const API_ENABLEMENT = 'API enablement flags:';
 const METRICS = 'Metrics flags:';
 const LOGGING = 'Logs flags:';
+const AUDITING = 'Auditing flags:';
 
 /** A flag as kube-apiserver defines one. */
 interface FlagSpec {
@@ -343,6 +373,7 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       parse: admissionPlugins,
       default: d.enableAdmissionPlugins,
     },
+    ...auditFlagSpecs(d),
     {
       name: 'feature-gates',
       type: 'mapStringBool',
@@ -451,6 +482,72 @@ function verbosity(value: string): number {
   return integer(0, 2 ** 31 - 1)(value.replace(/^=/, ''));
 }
 
+/** The batch flags of an audit backend (`--audit-log-batch-*`, `--audit-webhook-batch-*`). */
+function auditBatchFlagSpecs(plugin: 'log' | 'webhook', d: AuditBatchOptions): FlagSpec[] {
+  const only = `Only used in batch mode.`;
+  return [
+    { name: `audit-${plugin}-batch-buffer-size`, type: 'int', group: AUDITING, usage: `The size of the buffer to store events before batching and writing. ${only}`, parse: integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), default: d.bufferSize, shown: String(d.bufferSize) },
+    { name: `audit-${plugin}-batch-max-size`, type: 'int', group: AUDITING, usage: `The maximum size of a batch. ${only}`, parse: integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), default: d.maxSize, shown: String(d.maxSize) },
+    { name: `audit-${plugin}-batch-max-wait`, type: 'duration', group: AUDITING, usage: `The amount of time to wait before force writing the batch that hadn't reached the max size. ${only}`, parse: goDuration, default: d.maxWaitMs, shown: `${d.maxWaitMs / 1000}s` },
+    { name: `audit-${plugin}-batch-throttle-enable`, type: 'bool', group: AUDITING, usage: `Whether batching throttling is enabled. ${only}`, parse: bool, default: d.throttleEnable, shown: d.throttleEnable ? 'true' : undefined },
+    { name: `audit-${plugin}-batch-throttle-qps`, type: 'float32', group: AUDITING, usage: `Maximum average number of batches per second. ${only}`, parse: float, default: d.throttleQps, shown: String(d.throttleQps) },
+    { name: `audit-${plugin}-batch-throttle-burst`, type: 'int', group: AUDITING, usage: `Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. ${only}`, parse: integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), default: d.throttleBurst, shown: String(d.throttleBurst) },
+  ];
+}
+
+/** kube-apiserver's `--audit-*` flags. */
+function auditFlagSpecs(d: ServerOptions): FlagSpec[] {
+  const a = d.audit;
+  return [
+    { name: 'audit-policy-file', type: 'string', group: AUDITING, usage: 'Path to the file that defines the audit policy configuration (audit.platform.io/v1 Policy).', parse: path },
+    { name: 'audit-log-path', type: 'string', group: AUDITING, usage: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.", parse: path },
+    { name: 'audit-log-format', type: 'string', group: AUDITING, usage: 'Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json.', parse: auditLogFormat, default: a.logFormat, shown: JSON.stringify(a.logFormat) },
+    { name: 'audit-log-maxage', type: 'int', group: AUDITING, usage: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.', parse: nonNegative('audit-log-maxage'), default: a.logMaxAge },
+    { name: 'audit-log-maxbackup', type: 'int', group: AUDITING, usage: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.', parse: nonNegative('audit-log-maxbackup'), default: a.logMaxBackup },
+    { name: 'audit-log-maxsize', type: 'int', group: AUDITING, usage: 'The maximum size in megabytes of the audit log file before it gets rotated (0: 100).', parse: nonNegative('audit-log-maxsize'), default: a.logMaxSize },
+    { name: 'audit-log-compress', type: 'bool', group: AUDITING, usage: 'If set, the rotated log files will be compressed using gzip.', parse: bool, default: a.logCompress },
+    { name: 'audit-log-mode', type: 'string', group: AUDITING, usage: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.', parse: auditMode('log'), default: a.logMode, shown: JSON.stringify(a.logMode) },
+    ...auditBatchFlagSpecs('log', a.logBatch),
+    { name: 'audit-webhook-config-file', type: 'string', group: AUDITING, usage: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.', parse: path },
+    { name: 'audit-webhook-initial-backoff', type: 'duration', group: AUDITING, usage: 'The amount of time to wait before retrying the first failed request.', parse: goDuration, default: a.webhookInitialBackoffMs, shown: `${a.webhookInitialBackoffMs / 1000}s` },
+    { name: 'audit-webhook-mode', type: 'string', group: AUDITING, usage: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.', parse: auditMode('webhook'), default: a.webhookMode, shown: JSON.stringify(a.webhookMode) },
+    ...auditBatchFlagSpecs('webhook', a.webhookBatch),
+  ];
+}
+
+/** The audit options from parsed flag values. */
+function auditOptionsOf(o: ParsedFlags): ServerOptions['audit'] {
+  return {
+    policyFile: o.auditPolicyFile,
+    logPath: o.auditLogPath,
+    logFormat: o.auditLogFormat,
+    logMaxAge: o.auditLogMaxage,
+    logMaxBackup: o.auditLogMaxbackup,
+    logMaxSize: o.auditLogMaxsize,
+    logCompress: !!o.auditLogCompress,
+    logMode: o.auditLogMode,
+    logBatch: {
+      bufferSize: o.auditLogBatchBufferSize,
+      maxSize: o.auditLogBatchMaxSize,
+      maxWaitMs: o.auditLogBatchMaxWait,
+      throttleEnable: o.auditLogBatchThrottleEnable,
+      throttleQps: o.auditLogBatchThrottleQps,
+      throttleBurst: o.auditLogBatchThrottleBurst,
+    },
+    webhookConfigFile: o.auditWebhookConfigFile,
+    webhookMode: o.auditWebhookMode,
+    webhookBatch: {
+      bufferSize: o.auditWebhookBatchBufferSize,
+      maxSize: o.auditWebhookBatchMaxSize,
+      maxWaitMs: o.auditWebhookBatchMaxWait,
+      throttleEnable: o.auditWebhookBatchThrottleEnable,
+      throttleQps: o.auditWebhookBatchThrottleQps,
+      throttleBurst: o.auditWebhookBatchThrottleBurst,
+    },
+    webhookInitialBackoffMs: o.auditWebhookInitialBackoff,
+  };
+}
+
 /**
  * The parsed command line, keyed as commander camel-cases the flag names. Each flag's parser
  * in the spec table above produces its type; a flag without a default and not given is absent.
@@ -488,6 +585,29 @@ interface ParsedFlags {
   shutdownWatchTerminationGracePeriod: number;
   v: number;
   loggingFormat: LoggingFormat;
+  auditPolicyFile?: string;
+  auditLogPath?: string;
+  auditLogFormat: AuditOptions['logFormat'];
+  auditLogMaxage: number;
+  auditLogMaxbackup: number;
+  auditLogMaxsize: number;
+  auditLogCompress: boolean;
+  auditLogMode: AuditMode;
+  auditLogBatchBufferSize: number;
+  auditLogBatchMaxSize: number;
+  auditLogBatchMaxWait: number;
+  auditLogBatchThrottleEnable: boolean;
+  auditLogBatchThrottleQps: number;
+  auditLogBatchThrottleBurst: number;
+  auditWebhookConfigFile?: string;
+  auditWebhookInitialBackoff: number;
+  auditWebhookMode: AuditMode;
+  auditWebhookBatchBufferSize: number;
+  auditWebhookBatchMaxSize: number;
+  auditWebhookBatchMaxWait: number;
+  auditWebhookBatchThrottleEnable: boolean;
+  auditWebhookBatchThrottleQps: number;
+  auditWebhookBatchThrottleBurst: number;
 }
 
 function program(): Command {
@@ -622,5 +742,6 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     shutdownWatchTerminationGracePeriodMs: o.shutdownWatchTerminationGracePeriod,
     verbosity: o.v,
     loggingFormat: o.loggingFormat,
+    audit: auditOptionsOf(o),
   });
 }

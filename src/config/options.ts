@@ -78,6 +78,64 @@ export interface ServerOptions {
   verbosity: number;
   /** --logging-format: `text` (klog's lines) or `json`. */
   loggingFormat: LoggingFormat;
+  /** The `--audit-*` flags. */
+  audit: AuditOptions;
+}
+
+/** How an audit backend gets events: kube's --audit-*-mode values. */
+export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
+export const AUDIT_MODES: AuditMode[] = ['batch', 'blocking', 'blocking-strict'];
+
+/** The `--audit-{log,webhook}-batch-*` flags. */
+export interface AuditBatchOptions {
+  bufferSize: number;
+  maxSize: number;
+  maxWaitMs: number;
+  throttleEnable: boolean;
+  throttleQps: number;
+  throttleBurst: number;
+}
+
+/** The `--audit-*` flags (kube's defaults). */
+export interface AuditOptions {
+  /** --audit-policy-file: nothing is audited without it. */
+  policyFile?: string;
+  /** --audit-log-path: a file, or `-` for stdout. */
+  logPath?: string;
+  /** --audit-log-format */
+  logFormat: 'json' | 'legacy';
+  /** --audit-log-maxage (days), --audit-log-maxbackup (files), --audit-log-maxsize (MB), --audit-log-compress. */
+  logMaxAge: number;
+  logMaxBackup: number;
+  logMaxSize: number;
+  logCompress: boolean;
+  /** --audit-log-mode */
+  logMode: AuditMode;
+  logBatch: AuditBatchOptions;
+  /** --audit-webhook-config-file: kubeconfig of the webhook that receives EventLists. */
+  webhookConfigFile?: string;
+  /** --audit-webhook-mode */
+  webhookMode: AuditMode;
+  webhookBatch: AuditBatchOptions;
+  /** --audit-webhook-initial-backoff, in ms. */
+  webhookInitialBackoffMs: number;
+}
+
+export function defaultAuditOptions(): AuditOptions {
+  const batch = { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000, throttleEnable: true, throttleQps: 10, throttleBurst: 15 };
+  return {
+    logFormat: 'json',
+    logMaxAge: 0,
+    logMaxBackup: 0,
+    logMaxSize: 0,
+    logCompress: false,
+    logMode: 'blocking',
+    // The log backend has no request overhead: batches of one, no throttling (kube's defaults).
+    logBatch: { ...batch, maxSize: 1, throttleEnable: false },
+    webhookMode: 'batch',
+    webhookBatch: batch,
+    webhookInitialBackoffMs: 10_000,
+  };
 }
 
 export type LoggingFormat = 'text' | 'json';
@@ -125,6 +183,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     shutdownWatchTerminationGracePeriodMs: 0,
     verbosity: 0,
     loggingFormat: 'text',
+    audit: defaultAuditOptions(),
     ...overrides,
   };
 }

@@ -16,11 +16,33 @@ const errors = metricsCatalog.counter({
 });
 
 /** One audit event generated and handed to the backends. */
+
+const levels = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_audit_level_total',
+  help: 'Counter of policy levels for audit events (1 per request).',
+  labelNames: ['level'],
+});
+
+const rejected = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_audit_requests_rejected_total',
+  help: 'Counter of apiserver requests rejected due to an error in audit logging backend.',
+});
+
 export function recordAuditEvent(): void {
   events.inc();
 }
 
-/** `count` events a backend (`log`, `webhook`, ...) failed to write or dropped. */
+/** Events a backend failed to write or send, or dropped (plugin: log, webhook, buffered). */
 export function recordAuditError(plugin: string, count = 1): void {
   errors.inc({ plugin }, count);
+}
+
+export function recordAuditLevel(level: string): void {
+  levels.inc({ level });
+}
+
+export function recordAuditRejectedRequest(): void {
+  rejected.inc();
 }

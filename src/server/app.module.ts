@@ -30,6 +30,8 @@ import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
 import type { ServerConfiguration } from './configuration';
+import { AuditModule } from '../audit/audit.module';
+import { AUDIT_SETTINGS } from '../audit/audit-settings';
 import { Database } from '../storage/database';
 import { StorageModule } from '../storage/storage.module';
 
@@ -43,6 +45,7 @@ export class AppModule implements NestModule {
       { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
       { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
       { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
+      { provide: AUDIT_SETTINGS, useValue: configuration.audit },
       // The generic storages' create check, answered by the authorizer chain (a layer above them).
       { provide: CREATE_PERMISSION_CHECK, useFactory: (chain: AuthorizerChain) => createPermissionCheck(chain), inject: [AuthorizerChain] },
     ];
@@ -64,6 +67,7 @@ export class AppModule implements NestModule {
         AbacModule,
         WebhookAuthorizationModule,
         MetricsModule,
+        AuditModule,
         HealthModule,
         OpenApiUiModule,
         // Last: its catch-all route answers what no route above serves.

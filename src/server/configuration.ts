@@ -8,6 +8,7 @@ import { loadAbacPolicies } from '../authorization/abac/abac-authorizer';
 import { AbacPolicy } from '../authorization/abac/abac-policy';
 import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
 import { FlagError } from '../config/flags';
+import { AuditSettings, loadAuditSettings } from '../audit/audit-settings';
 import { ServerOptions } from '../config/options';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
 
@@ -23,6 +24,8 @@ export interface ServerConfiguration {
   authorization: StartupAuthorization;
   /** --authorization-policy-file, parsed; null unless an ABAC authorizer is configured. */
   abacPolicies: AbacPolicy[] | null;
+  /** The --audit-* flags with the policy read; null when nothing is audited. */
+  audit: AuditSettings | null;
   /** Said to the operator at start (kube logs them as warnings). */
   warnings: string[];
 }
@@ -76,7 +79,8 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
     if (!options.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
     abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
   }
-  return { options, serving, authentication, authorization, abacPolicies, warnings };
+  const audit = loadAuditSettings(options.audit, warnings);
+  return { options, serving, authentication, authorization, abacPolicies, audit, warnings };
 }
 
 /** An IP address, or a host name the resolver knows. */

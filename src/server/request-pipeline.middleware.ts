@@ -6,10 +6,13 @@ import { RequestInfoMiddleware } from '../api/request-info.middleware';
 import { RequestMetricsMiddleware } from '../api/request-metrics.middleware';
 import { AuthenticationMiddleware } from '../authentication/authentication.middleware';
 import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
+import { RequestAuditor } from '../audit/request-auditor';
 
 /**
- * The stages every request passes before routing, in order: what the request is, its
- * metrics (recorded when it ends), who sends it, as whom it acts, then (only for them) its body. One Nest middleware runs them, so the
+ * The stages every request passes before routing, in order: its audit ID, what the request
+ * is, its metrics (recorded when it ends), who sends it, its audit level (for that caller, as
+ * kube evaluates the policy before impersonation), as whom it acts, then (only for them) its
+ * body. One Nest middleware runs them, so the
  * router matches one layer instead of four on every request. A stage that throws ends the
  * request (the Status filter renders the error); each stage continues by calling its `next`.
  */
@@ -23,8 +26,9 @@ export class RequestPipelineMiddleware implements NestMiddleware {
     authentication: AuthenticationMiddleware,
     impersonation: ImpersonationMiddleware,
     body: RequestBodyMiddleware,
+    audit: RequestAuditor,
   ) {
-    this.stages = [info, metrics, authentication, impersonation, body];
+    this.stages = [audit.init, info, metrics, authentication, audit.received, impersonation, body];
   }
 
   async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {

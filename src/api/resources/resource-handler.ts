@@ -7,6 +7,7 @@ import { renderResponse, sendRendered } from '../codec/response';
 import { WatchEventEncoder, watchEventEncoder } from '../watch/watch-encoder';
 import { errors } from '../../apimachinery/errors';
 import { ApiRequest } from '../request/request-context';
+import { recordRequestObject, recordRequestPatch, recordResponseObject } from '../request/audit-context';
 import { ResourceType } from '../schema/resource-type';
 import { FieldValidationDirective } from '../validation/field-validation';
 import { decodeObjectRequest } from '../codec/object-decoder';
@@ -67,6 +68,7 @@ export class ResourceHandler {
     const resolved = req.resolved;
     if (!resolved.single) return this.notAllowed();
     const patch = this.resolver.method(resolved, 'patch', 'patch');
+    recordRequestPatch(req, req.rawBody ?? Buffer.alloc(0));
     const result = await patch(
       resolved.target,
       { contentType: req.headers['content-type'] ?? '', body: req.rawBody ?? Buffer.alloc(0) },
@@ -110,6 +112,7 @@ export class ResourceHandler {
   private decodeBody(req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Record<string, unknown> {
     const decoded = decodeObjectRequest(req.headers['content-type'], req.rawBody, type, fieldValidation);
     this.warn(res, decoded.warnings);
+    recordRequestObject(req, decoded.object);
     return decoded.object;
   }
 
@@ -125,6 +128,7 @@ export class ResourceHandler {
 
   /** Renders the body in the negotiated format (Table, protobuf, ...), gzip-compressed when large. */
   private write(req: ResourceApiRequest, res: Response, format: ResponseFormat, code: number, body: unknown): void {
+    recordResponseObject(req, body);
     const target = { type: req.resolved.target.type, query: req.query as Record<string, unknown> };
     const rendered = renderResponse(format, body, target, prettyRequested(target.query, req.headers['user-agent']));
     sendRendered(res, code, rendered, req.negotiation?.gzip ?? false);

@@ -1,0 +1,111 @@
+import { closeSync, openSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loadWebhookKubeconfig, WebhookConnection } from '../authorization/webhook/kubeconfig';
+import { FlagError } from '../config/flags';
+import { AuditBatchOptions, AuditMode, AuditOptions } from '../config/options';
+import { AuditLogFormat, BatchConfig } from './backends';
+import { loadAuditPolicy, Policy } from './policy';
+import { RotationLimits } from './rotating-file';
+
+export interface AuditLogSettings {
+  /** A file, or `-` for stdout. */
+  path: string;
+  format: AuditLogFormat;
+  mode: AuditMode;
+  batch: BatchConfig;
+  rotation: RotationLimits;
+}
+
+export interface AuditWebhookSettings {
+  connection: WebhookConnection;
+  mode: AuditMode;
+  batch: BatchConfig;
+  initialBackoffMs: number;
+}
+
+/** The audit configuration the server runs with, its files read and checked. */
+export interface AuditSettings {
+  policy: Policy;
+  log?: AuditLogSettings;
+  webhook?: AuditWebhookSettings;
+}
+
+export const AUDIT_SETTINGS = Symbol('AUDIT_SETTINGS');
+
+function batchConfig(batch: AuditBatchOptions): BatchConfig {
+  return {
+    bufferSize: batch.bufferSize,
+    maxBatchSize: batch.maxSize,
+    maxBatchWaitMs: batch.maxWaitMs,
+    throttleQps: batch.throttleEnable ? batch.throttleQps : 0,
+    throttleBurst: batch.throttleBurst,
+  };
+}
+
+/** kube's AuditBatchOptions.Validate, for a backend in batch mode. */
+function validateBatch(plugin: string, flagPrefix: string, batch: AuditBatchOptions): void {
+  const positive = (what: string, flag: string, value: number) => {
+    if (value <= 0) throw FlagError.about(`--${flagPrefix}-batch-${flag}`, `invalid audit batch ${plugin} ${what} ${value}, must be a positive number`);
+  };
+  positive('buffer size', 'buffer-size', batch.bufferSize);
+  positive('max batch size', 'max-size', batch.maxSize);
+  if (batch.throttleEnable) {
+    positive('throttle QPS', 'throttle-qps', batch.throttleQps);
+    positive('throttle burst', 'throttle-burst', batch.throttleBurst);
+  }
+}
+
+/** The audit log file can be opened for appending (kube's ensureLogFile creates it, 0600). */
+function ensureLogFile(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (err) {
+    throw FlagError.about('--audit-log-path', `ensureLogFile: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Reads the policy and checks every audit flag; null with a warning when nothing would be
+ * audited (no policy, or no backend), as kube only logs then.
+ */
+export function loadAuditSettings(options: AuditOptions, warnings: string[]): AuditSettings | null {
+  const backends = !!options.logPath || !!options.webhookConfigFile;
+  if (!options.policyFile) {
+    if (backends) warnings.push('No audit policy file provided, no events will be recorded for the audit backends');
+    return null;
+  }
+  let policy: Policy;
+  try {
+    policy = loadAuditPolicy(options.policyFile);
+  } catch (err) {
+    throw FlagError.about('--audit-policy-file', (err as Error).message);
+  }
+  if (!backends) {
+    warnings.push('--audit-policy-file is set but neither --audit-log-path nor --audit-webhook-config-file: no audit events will be recorded');
+    return null;
+  }
+  const settings: AuditSettings = { policy };
+  if (options.logPath) {
+    if (options.logMode === 'batch') validateBatch('log', 'audit-log', options.logBatch);
+    if (options.logPath !== '-') ensureLogFile(options.logPath);
+    settings.log = {
+      path: options.logPath,
+      format: options.logFormat,
+      mode: options.logMode,
+      batch: batchConfig(options.logBatch),
+      rotation: { maxSizeMB: options.logMaxSize, maxBackups: options.logMaxBackup, maxAgeDays: options.logMaxAge, compress: options.logCompress },
+    };
+  }
+  if (options.webhookConfigFile) {
+    if (options.webhookMode === 'batch') validateBatch('webhook', 'audit-webhook', options.webhookBatch);
+    let connection: WebhookConnection;
+    try {
+      connection = loadWebhookKubeconfig(options.webhookConfigFile);
+    } catch (err) {
+      throw FlagError.about('--audit-webhook-config-file', (err as Error).message);
+    }
+    settings.webhook = { connection, mode: options.webhookMode, batch: batchConfig(options.webhookBatch), initialBackoffMs: options.webhookInitialBackoffMs };
+  }
+  return settings;
+}
