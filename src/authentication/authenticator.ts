@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { errors } from '../apimachinery/errors';
-import { AuthenticationStrategy, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
+import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, bearerToken, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */
@@ -16,6 +16,9 @@ export interface AuthenticationSettings {
 export const AUTHENTICATION_SETTINGS = Symbol('AUTHENTICATION_SETTINGS');
 
 type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
+
+/** What the union says of a bare token (TokenReview): the user and the audiences it is valid for, or why not. */
+export type TokenAuthentication = { authenticated: true; user: UserInfo; audiences: string[] } | { authenticated: false; error: string };
 
 /**
  * The union of the configured authentication methods, as kube's union authenticator:
@@ -38,9 +41,34 @@ export class Authenticator {
     if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
   }
 
+  /** Adds a method to the union (feature modules register theirs at start: bootstrap and service-account tokens). */
+  register(strategy: AuthenticationStrategy): void {
+    this.use(strategy);
+  }
+
   private use(strategy: AuthenticationStrategy): void {
+    if (this.names.includes(strategy.name)) throw new Error(`authentication strategy ${strategy.name} registered twice`);
     this.passport.use(strategy.name, strategy);
     this.names.push(strategy.name);
+  }
+
+  /**
+   * A bearer token through the token methods of the union, as a TokenReview asks: for the
+   * given audiences (the API's when none). Never anonymous.
+   */
+  async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
+    const req = { headers: { authorization: `Bearer ${token}` }, socket: {}, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
+    const reasons: string[] = [];
+    for (const name of this.names) {
+      if (name === X509_STRATEGY) continue;
+      const outcome = await this.run(name, req, {} as Response);
+      if (outcome.kind === 'success') {
+        const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
+        return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
+      }
+      if (outcome.kind === 'fail') reasons.push(outcome.message);
+    }
+    return { authenticated: false, error: reasons.length ? `[${reasons.join(', ')}]` : '' };
   }
 
   async authenticate(req: Request, res: Response): Promise<UserInfo> {
@@ -58,6 +86,8 @@ export class Authenticator {
       if (outcome.kind === 'fail') failure ??= outcome.message;
     }
     if (failure !== undefined) throw errors.unauthorized();
+    // kube's bearer-token authenticator: a token that no method accepts is invalid, never anonymous.
+    if (bearerToken(req) !== undefined) throw errors.unauthorized();
     if (!this.settings.anonymous) throw errors.unauthorized();
     return anonymousUser();
   }

@@ -81,6 +81,22 @@ export class TokenFileStrategy extends AuthenticationStrategy {
   }
 }
 
+/**
+ * The audiences a request is authenticated for, when they are not the API's own: a
+ * TokenReview's `spec.audiences` (kube's authenticator.WithAudiences).
+ */
+export const AUDIENCES = Symbol('authentication audiences');
+/** Set by a strategy that checked audiences: those of the requested ones the credential is valid for. */
+export const AUTHENTICATED_AUDIENCES = Symbol('authenticated audiences');
+
+export function requestedAudiences(req: Request): string[] | undefined {
+  return (req as unknown as Record<symbol, string[] | undefined>)[AUDIENCES];
+}
+
+export function setAuthenticatedAudiences(req: Request, audiences: string[]): void {
+  (req as unknown as Record<symbol, string[]>)[AUTHENTICATED_AUDIENCES] = audiences;
+}
+
 export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;

@@ -34,6 +34,12 @@ export interface ServerOptions {
   anonymousAuth?: boolean;
   /** --feature-gates */
   featureGates: FeatureGates;
+  /** The --service-account-* and --api-audiences flags: tokens this server issues and accepts. */
+  serviceAccounts: ServiceAccountTokenOptions;
+  /** --enable-bootstrap-token-auth: bearer tokens `<id>.<secret>` backed by Secrets in kube-system. */
+  enableBootstrapTokenAuth: boolean;
+  /** --controllers, as kube's syntax lists them (`*`, `name`, `-name`); see controllerEnabled. */
+  controllers: string[];
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode and webhook flags. */
@@ -73,6 +79,24 @@ export interface AuthorizationWebhookOptions {
   cacheUnauthorizedTTLMs: number;
 }
 
+/** The service-account token flags, as kube-apiserver names them. */
+export interface ServiceAccountTokenOptions {
+  /** --service-account-issuer (repeatable): the first issues, every one is accepted. Unset: `https://<bind address>:<port>`. */
+  issuers: string[];
+  /** --service-account-signing-key-file: the private key tokens are signed with. Unset: generated into the data dir. */
+  signingKeyFile?: string;
+  /** --service-account-key-file (repeatable): public (or private) keys tokens are verified with; default the signing key. */
+  keyFiles: string[];
+  /** --api-audiences: the audiences the API accepts (and issues by default); unset: the issuer. */
+  apiAudiences: string[];
+  /** --service-account-max-token-expiration, in seconds; 0: no cap. */
+  maxTokenExpirationSeconds: number;
+  /** --service-account-lookup: a token is valid only while its account (and bound object) exists. */
+  lookup: boolean;
+  /** --service-account-jwks-uri: the jwks_uri the discovery document names instead of `<issuer>/openid/v1/jwks`. */
+  jwksUri?: string;
+}
+
 export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /** --watch-cache-size-bytes: 64 MiB holds the default 20,000 recent changes of objects of about 1.5 KiB. */
@@ -87,6 +111,9 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     historyWindowSeconds: 300,
     watchCacheSizeBytes: DEFAULT_WATCH_CACHE_SIZE_BYTES,
     featureGates: FeatureGates.defaults(),
+    serviceAccounts: { issuers: [], keyFiles: [], apiAudiences: [], maxTokenExpirationSeconds: 0, lookup: true },
+    enableBootstrapTokenAuth: false,
+    controllers: ['*'],
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },

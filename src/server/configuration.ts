@@ -9,6 +9,8 @@ import { AbacPolicy } from '../authorization/abac/abac-policy';
 import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
 import { FlagError } from '../config/flags';
 import { ServerOptions } from '../config/options';
+import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../serviceaccount/settings';
+import { ServiceAccountTokenSettings } from '../serviceaccount/service-account-tokens';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
 
 /**
@@ -23,6 +25,10 @@ export interface ServerConfiguration {
   authorization: StartupAuthorization;
   /** --authorization-policy-file, parsed; null unless an ABAC authorizer is configured. */
   abacPolicies: AbacPolicy[] | null;
+  /** The --service-account-*key-file keys, read. */
+  serviceAccountKeys: ServiceAccountKeyFiles;
+  /** The token issuer's settings, completed at start once the server's URL is known. */
+  serviceAccountTokens?: ServiceAccountTokenSettings;
   /** Said to the operator at start (kube logs them as warnings). */
   warnings: string[];
 }
@@ -68,6 +74,8 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   const authentication: AuthenticationSettings = { anonymous };
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
 
+  const serviceAccountKeys = await readServiceAccountKeyFiles(options.serviceAccounts, fromFlag);
+
   const authorization = await fromFlag(options.authorizationConfigFile ? '--authorization-config' : '--authorization-webhook-config-file', () =>
     loadStartupAuthorization(options),
   );
@@ -76,7 +84,7 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
     if (!options.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
     abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
   }
-  return { options, serving, authentication, authorization, abacPolicies, warnings };
+  return { options, serving, authentication, authorization, abacPolicies, serviceAccountKeys, warnings };
 }
 
 /** An IP address, or a host name the resolver knows. */

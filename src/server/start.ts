@@ -1,7 +1,6 @@
 import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
@@ -13,6 +12,7 @@ import { ensureServingMaterial, ServingMaterial } from './certificates';
 import { loadConfiguration } from './configuration';
 import { writeAdminKubeconfig } from './kubeconfig';
 import { reservePort } from './port';
+import { serviceAccountTokenSettings } from '../serviceaccount/settings';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
@@ -79,6 +79,15 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   try {
     db = await openStore(options, hooks.storage);
     const material = await ensureServingMaterial(options, configuration.serving);
+    // The port is known from here (a port of 0 listens on the one reserved), so the
+    // default service-account issuer, the server's own URL, is too.
+    const port = reservation.port;
+    configuration.serviceAccountTokens = serviceAccountTokenSettings(
+      options.serviceAccounts,
+      configuration.serviceAccountKeys,
+      options.dataDir,
+      `https://${urlHost(options.bindAddress)}:${port}`,
+    );
     app = await NestFactory.create(AppModule.forRoot(configuration, db), {
       httpsOptions: {
         key: material.servingKeyPem,
@@ -86,6 +95,9 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         ca: material.clientCaPems,
         requestCert: true,
         rejectUnauthorized: false,
+        // Go's http.DefaultMaxHeaderBytes (1 MiB), as kube: an oversized bearer token is then
+        // refused by authentication with a 401 Status rather than by Node's 16 KiB limit.
+        ...({ maxHeaderSize: 1 << 20 } as object),
       },
       bodyParser: false,
       abortOnError: false,
@@ -100,8 +112,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     http.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
     http.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
     await reservation.release();
-    await app.listen(options.securePort, options.bindAddress);
-    const port = (app.getHttpServer().address() as AddressInfo).port;
+    await app.listen(port, options.bindAddress);
     const url = `https://${urlHost(options.bindAddress)}:${port}`;
     const kubeconfigPath = join(options.dataDir, 'admin.kubeconfig');
     if (options.writeAdminKubeconfig) await writeAdminKubeconfig(options.dataDir, url, material);
