@@ -26,6 +26,8 @@ import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
 import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
 import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
+import { BootstrapTokenModule } from '../bootstrap-token/bootstrap-token.module';
+import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
@@ -61,7 +63,9 @@ export class AppModule implements NestModule {
         RbacModule,
         ReviewsModule,
         AuthenticationModule,
+        BootstrapTokenModule,
         ServiceAccountModule,
+        ControllersModule,
         RbacAuthorizationModule,
         NodeAuthorizerModule,
         AbacModule,

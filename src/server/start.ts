@@ -87,6 +87,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       configuration.serviceAccountKeys,
       options.dataDir,
       `https://${urlHost(options.bindAddress)}:${port}`,
+      material.caCertPem,
     );
     app = await NestFactory.create(AppModule.forRoot(configuration, db), {
       httpsOptions: {

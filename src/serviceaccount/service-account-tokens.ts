@@ -29,6 +29,8 @@ export interface ServiceAccountTokenSettings {
   lookup: boolean;
   /** --service-account-jwks-uri */
   jwksUri?: string;
+  /** The CA that signs the serving certificate: the `ca.crt` of legacy token Secrets. */
+  caCertPem: string;
 }
 
 export const SERVICE_ACCOUNT_TOKEN_SETTINGS = Symbol('SERVICE_ACCOUNT_TOKEN_SETTINGS');

@@ -32,6 +32,7 @@ export function serviceAccountTokenSettings(
   files: ServiceAccountKeyFiles,
   dataDir: string,
   serverUrl: string,
+  caCertPem: string,
 ): ServiceAccountTokenSettings {
   const signing = files.signing ?? ensureGeneratedSigningKey(dataDir);
   const issuers = options.issuers.length ? options.issuers : [serverUrl];
@@ -43,6 +44,7 @@ export function serviceAccountTokenSettings(
     verification: files.verification ?? [verificationKeyOf(signing)],
     maxExpirationSeconds: options.maxTokenExpirationSeconds,
     lookup: options.lookup,
+    caCertPem,
   };
   if (options.jwksUri) settings.jwksUri = options.jwksUri;
   return settings;
