@@ -97,6 +97,13 @@ export function setAuthenticatedAudiences(req: Request, audiences: string[]): vo
   (req as unknown as Record<symbol, string[]>)[AUTHENTICATED_AUDIENCES] = audiences;
 }
 
+/** Set by a strategy whose credential expires (a JWT's exp), in ms: a cached success ends then. */
+export const CREDENTIAL_NOT_AFTER = Symbol('credential not after');
+
+export function setCredentialNotAfter(req: Request, ms: number): void {
+  (req as unknown as Record<symbol, number>)[CREDENTIAL_NOT_AFTER] = ms;
+}
+
 export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;

@@ -63,6 +63,8 @@ export interface ServerOptions {
   migrateOnly: boolean;
   /** Write <data-dir>/admin.kubeconfig once the port is known. */
   writeAdminKubeconfig: boolean;
+  /** How long a successful bearer-token authentication is reused while the store is unchanged (not a flag; kube: 10 s; 0: never). */
+  tokenCacheTtlMs: number;
   /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (not a flag; tests shorten it). */
   bookmarkIntervalMs: number;
 }
@@ -123,6 +125,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     migrateOnly: false,
     writeAdminKubeconfig: true,
     bookmarkIntervalMs: 60_000,
+    tokenCacheTtlMs: 10_000,
     ...overrides,
   };
 }

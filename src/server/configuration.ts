@@ -71,7 +71,7 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   const alwaysAllow = options.authorizationModes.includes('AlwaysAllow');
   const anonymous = options.anonymousAuth ?? !alwaysAllow;
   if (anonymous && alwaysAllow) warnings.push(ANONYMOUS_WITH_ALWAYS_ALLOW);
-  const authentication: AuthenticationSettings = { anonymous };
+  const authentication: AuthenticationSettings = { anonymous, tokenCacheTtlMs: options.tokenCacheTtlMs };
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
 
   const serviceAccountKeys = await readServiceAccountKeyFiles(options.serviceAccounts, fromFlag);

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { objectKey } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
-import { AuthenticationStrategy, bearerToken, requestedAudiences, setAuthenticatedAudiences } from '../authentication/strategies';
+import { AuthenticationStrategy, bearerToken, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../authentication/strategies';
 import { nodeType } from '../core/kinds/node';
 import { podType } from '../core/kinds/pod';
 import { Secret, secretType, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../core/kinds/secret';
@@ -57,6 +57,7 @@ export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
       if (problem) return problem;
     }
     setAuthenticatedAudiences(req, claims.legacySecret ? [...audiences] : this.grantedAudiences(token, audiences));
+    if (claims.expiresAt !== undefined) setCredentialNotAfter(req, claims.expiresAt * 1000);
     return serviceAccountUser(claims);
   }
 

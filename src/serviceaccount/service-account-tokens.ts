@@ -170,7 +170,7 @@ export class ServiceAccountTokens {
       return { kind: 'fail', reason: 'service account token claims are incomplete' };
     }
     if (payload.sub !== serviceAccountUsername(claims.namespace, serviceAccount.name)) return { kind: 'fail', reason: 'service account token subject does not match' };
-    const result: ServiceAccountClaims = { namespace: claims.namespace, serviceAccount };
+    const result: ServiceAccountClaims = { namespace: claims.namespace, serviceAccount, expiresAt: payload.exp };
     const pod = ref(claims.pod);
     const secret = ref(claims.secret);
     const node = ref(claims.node);

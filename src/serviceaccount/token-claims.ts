@@ -49,6 +49,8 @@ export interface ServiceAccountClaims {
   /** A legacy token: the Secret that holds it (it is valid only while that Secret holds it). */
   legacySecret?: string;
   jti?: string;
+  /** exp, in seconds since the epoch (bound tokens). */
+  expiresAt?: number;
 }
 
 export function serviceAccountUsername(namespace: string, name: string): string {
