@@ -126,6 +126,16 @@ describe('service-account tokens (TokenRequest, authentication, lookup, discover
     expect(missing.body.message).toBe('serviceaccounts "nobody" not found');
     const get = await server.admin.get('/api/v1/namespaces/default/serviceaccounts/robot/token');
     expect(get.status).toBe(405);
+    const discovery = (await server.admin.get('/api/v1')).body.resources;
+    expect(discovery).toContainEqual({
+      name: 'serviceaccounts/token',
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.platform.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
   });
 
   it('requires create on serviceaccounts/token', async () => {
