@@ -39,6 +39,7 @@ export async function detachedSignature(content: string, tokenId: string, tokenS
  */
 export class BootstrapSigner implements Controller {
   readonly name = 'bootstrapsigner';
+  readonly watches = [configMapType, secretType];
 
   constructor(private readonly ctx: ControllerContext) {}
 

@@ -5,13 +5,13 @@ import { StatusError } from '../apimachinery/errors';
 import { storageResource } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
 import { controllerUser, UserInfo } from '../apimachinery/user-info';
-import { ObjectStore } from '../storage/object-store';
-
-const LIST_PAGE = 500;
+import { NAMESPACE_INDEX } from '../storage/informer';
+import { SharedInformerFactory } from '../storage/shared-informer-factory';
 
 /**
- * What a controller reads and writes with: reads from the store, writes through each
- * kind's storage (validation, admission, watch events), as `system:controller:<name>`.
+ * What a controller reads and writes with: reads from the shared informers' caches (never
+ * changed in place), writes through each kind's storage (validation, admission, watch
+ * events), as `system:controller:<name>`.
  */
 export class ControllerContext {
   readonly user: UserInfo;
@@ -19,25 +19,16 @@ export class ControllerContext {
   constructor(
     readonly name: string,
     private readonly registry: ResourceRegistry,
-    private readonly store: ObjectStore,
+    private readonly informers: SharedInformerFactory,
     user?: UserInfo,
   ) {
     this.user = user ?? controllerUser(name);
   }
 
-  /** Every object of a kind (in one namespace, or all), read in pages. */
+  /** Every object of a kind (in one namespace, or all), from its informer's cache. */
   async list<T extends KubeObject>(type: ResourceType, namespace?: string): Promise<T[]> {
-    const items: T[] = [];
-    let after: { namespace: string; name: string } | undefined;
-    let atRevision: string | undefined;
-    for (;;) {
-      const page = await this.store.list(storageResource(type), { namespace, after, atRevision, limit: LIST_PAGE });
-      atRevision = page.revision;
-      items.push(...page.items.map((i) => i.object as T));
-      if (!page.hasMore || !page.items.length) return items;
-      const last = page.items[page.items.length - 1];
-      after = { namespace: last.key.namespace, name: last.key.name };
-    }
+    const informer = this.informers.informerFor<T>(storageResource(type));
+    return namespace === undefined ? informer.list() : informer.byIndex(NAMESPACE_INDEX, namespace);
   }
 
   private storage(type: ResourceType): ResourceStorage {
@@ -91,5 +82,7 @@ export class ControllerContext {
  */
 export interface Controller {
   readonly name: string;
+  /** The kinds whose informers it reads (their changes wake it). */
+  readonly watches: ResourceType[];
   sync(): Promise<number | void>;
 }

@@ -4,6 +4,7 @@ import { roleBindingType, roleType } from '../rbac/kinds/kinds';
 import { RBAC_GROUP } from '../rbac/kinds/types';
 import { BOOTSTRAP_TOKEN_NAMESPACE } from '../bootstrap-token/bootstrap-token.strategy';
 import { BOOTSTRAP_SIGNER_USER, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE } from './bootstrap-signer';
+import { namespaceType } from '../core/namespace';
 import { Controller, ControllerContext } from './controller-context';
 import { TOKEN_CLEANER_USER } from './token-cleaner';
 
@@ -57,6 +58,8 @@ export function namespacedDefaultPolicy(): Array<{ kind: 'Role' | 'RoleBinding';
 /** Creates the namespaced default policy once (retried at later syncs until it has). */
 export class NamespacedPolicyBootstrap implements Controller {
   readonly name = 'namespaced-default-policy';
+  /** kube-system and kube-public appearing is what lets it finish. */
+  readonly watches = [namespaceType];
   private done = false;
 
   constructor(private readonly ctx: ControllerContext) {}

@@ -12,6 +12,7 @@ const DEFAULT_SERVICE_ACCOUNT = 'default';
  */
 export class ServiceAccountController implements Controller {
   readonly name = 'serviceaccount';
+  readonly watches = [namespaceType, serviceAccountType];
 
   constructor(private readonly ctx: ControllerContext) {}
 

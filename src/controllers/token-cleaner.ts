@@ -11,6 +11,7 @@ export const TOKEN_CLEANER_USER = 'token-cleaner';
  */
 export class TokenCleaner implements Controller {
   readonly name = 'tokencleaner';
+  readonly watches = [secretType];
 
   constructor(private readonly ctx: ControllerContext) {}
 

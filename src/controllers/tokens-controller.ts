@@ -15,6 +15,7 @@ export const TOKENS_CONTROLLER_USER = 'tokens-controller';
  */
 export class TokensController implements Controller {
   readonly name = 'serviceaccount-token';
+  readonly watches = [secretType, serviceAccountType];
 
   constructor(
     private readonly ctx: ControllerContext,
