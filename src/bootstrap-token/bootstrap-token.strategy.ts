@@ -42,7 +42,7 @@ export class BootstrapTokenStrategy extends AuthenticationStrategy {
     if (!match) return this.pass();
     this.check(match[1], match[2]).then(
       (outcome) => (typeof outcome === 'string' ? this.fail(outcome, 401) : this.success(outcome)),
-      (err) => this.error(err),
+      (err: Error) => this.error(err),
     );
   }
 

@@ -106,11 +106,6 @@ function path(value: string): string {
   return value;
 }
 
-/** One value of a StringArray flag. */
-function one(value: string): string[] {
-  return [value];
-}
-
 /** kube's ServiceAccountAuthenticationOptions: an issuer with a ':' must be a URL. */
 function issuer(value: string): string[] {
   if (value === '') throw new Error('must not be empty');

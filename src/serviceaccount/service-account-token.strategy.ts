@@ -42,7 +42,7 @@ export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
         else if (typeof outcome === 'string') this.fail(outcome, 401);
         else this.success(outcome);
       },
-      (err) => this.error(err),
+      (err: Error) => this.error(err),
     );
   }
 
