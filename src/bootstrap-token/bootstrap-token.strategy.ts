@@ -1,6 +1,5 @@
 import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { objectKey } from '../apimachinery/store-key';
 import { UserInfo } from '../apimachinery/user-info';
 import { AuthenticationStrategy, bearerToken } from '../authentication/strategies';
 import {
@@ -17,7 +16,7 @@ import {
   secretString,
 } from '../core/kinds/bootstrap-token';
 import { Secret, secretType } from '../core/kinds/secret';
-import { ObjectStore } from '../storage/object-store';
+import { ObjectLookup } from '../serviceaccount/object-lookup';
 
 /** Bootstrap token Secrets live here. */
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
@@ -32,7 +31,7 @@ export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export class BootstrapTokenStrategy extends AuthenticationStrategy {
   readonly name = 'bootstrap-token';
 
-  constructor(private readonly store: ObjectStore) {
+  constructor(private readonly objects: ObjectLookup) {
     super();
   }
 
@@ -47,8 +46,7 @@ export class BootstrapTokenStrategy extends AuthenticationStrategy {
   }
 
   private async check(id: string, secretValue: string): Promise<UserInfo | string> {
-    const stored = await this.store.get(objectKey(secretType, BOOTSTRAP_TOKEN_NAMESPACE, `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`));
-    const secret = stored?.object as Secret | undefined;
+    const secret = (await this.objects.get(secretType, BOOTSTRAP_TOKEN_NAMESPACE, `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`)) as Secret | undefined;
     if (!secret || secret.metadata.deletionTimestamp || secret.type !== SECRET_TYPE_BOOTSTRAP_TOKEN) return 'bootstrap token not found';
     const held = Buffer.from(secretString(secret.data, BOOTSTRAP_TOKEN_SECRET_KEY), 'utf8');
     const presented = Buffer.from(secretValue, 'utf8');

@@ -1,13 +1,12 @@
 import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { objectKey } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
 import { AuthenticationStrategy, bearerToken, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../authentication/strategies';
 import { nodeType } from '../core/kinds/node';
 import { podType } from '../core/kinds/pod';
 import { Secret, secretType, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../core/kinds/secret';
 import { serviceAccountType } from '../core/kinds/service-account';
-import { ObjectStore } from '../storage/object-store';
+import { ObjectLookup } from './object-lookup';
 import { ServiceAccountTokens } from './service-account-tokens';
 import { ObjectRef, ServiceAccountClaims, serviceAccountUser } from './token-claims';
 
@@ -28,7 +27,7 @@ export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
 
   constructor(
     private readonly tokens: ServiceAccountTokens,
-    private readonly store: ObjectStore,
+    private readonly objects: ObjectLookup,
   ) {
     super();
   }
@@ -69,7 +68,7 @@ export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
   }
 
   private async get(type: { group: string; plural: string; namespaced: boolean }, namespace: string, name: string): Promise<KubeObject | undefined> {
-    return (await this.store.get(objectKey(type, namespace, name)))?.object;
+    return this.objects.get(type, namespace, name);
   }
 
   private async checkBound(claims: ServiceAccountClaims): Promise<string | undefined> {
