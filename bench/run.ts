@@ -7,6 +7,7 @@ import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { runMetricsCostBench } from './metrics-cost';
 import { runAuditStagesBench } from './audit-stages';
+import { runAuthnBench } from './authn';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -177,6 +178,8 @@ async function main() {
   if (process.argv.includes('metrics-cost')) return runMetricsCostBench();
   // `npm run bench -- audit-stages`: the CPU the audit stages add to a request (bench/audit-stages.ts).
   if (process.argv.includes('audit-stages')) return runAuditStagesBench();
+  // `npm run bench -- authn`: only the authentication cost per method (bench/authn.ts).
+  if (process.argv.includes('authn')) return runAuthnBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

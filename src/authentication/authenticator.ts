@@ -1,8 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ChangeFeedService } from '../storage/change-feed.service';
+import { TokenCache } from './token-cache';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { errors } from '../apimachinery/errors';
-import { AuthenticationStrategy, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
+import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, bearerToken, CREDENTIAL_NOT_AFTER, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */
@@ -11,11 +13,16 @@ export interface AuthenticationSettings {
   anonymous: boolean;
   /** --token-auth-file, read: each token and the identity it stands for. */
   staticTokens?: Map<string, UserInfo>;
+  /** How long a bearer token's successful authentication is reused (kube: 10 s); 0: never. */
+  tokenCacheTtlMs?: number;
 }
 
 export const AUTHENTICATION_SETTINGS = Symbol('AUTHENTICATION_SETTINGS');
 
 type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
+
+/** What the union says of a bare token (TokenReview): the user and the audiences it is valid for, or why not. */
+export type TokenAuthentication = { authenticated: true; user: UserInfo; audiences: string[] } | { authenticated: false; error: string };
 
 /**
  * The union of the configured authentication methods, as kube's union authenticator:
@@ -33,31 +40,74 @@ export class Authenticator {
   private readonly connectionUsers = new WeakMap<object, { user: UserInfo; until: number }>();
   private readonly x509 = new X509Strategy();
 
-  constructor(@Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings) {
+  private readonly tokenCache?: TokenCache;
+
+  constructor(
+    @Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings,
+    @Optional() feed?: ChangeFeedService,
+  ) {
+    if (feed && settings.tokenCacheTtlMs) this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision());
     this.use(this.x509);
     if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
   }
 
+  /** Adds a method to the union (feature modules register theirs at start: bootstrap and service-account tokens). */
+  register(strategy: AuthenticationStrategy): void {
+    this.use(strategy);
+  }
+
   private use(strategy: AuthenticationStrategy): void {
+    if (this.names.includes(strategy.name)) throw new Error(`authentication strategy ${strategy.name} registered twice`);
     this.passport.use(strategy.name, strategy);
     this.names.push(strategy.name);
+  }
+
+  /**
+   * A bearer token through the token methods of the union, as a TokenReview asks: for the
+   * given audiences (the API's when none). Never anonymous.
+   */
+  async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
+    const req = { headers: { authorization: `Bearer ${token}` }, socket: {}, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
+    const reasons: string[] = [];
+    for (const name of this.names) {
+      if (name === X509_STRATEGY) continue;
+      const outcome = await this.run(name, req, {} as Response);
+      if (outcome.kind === 'success') {
+        const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
+        return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
+      }
+      if (outcome.kind === 'fail') reasons.push(outcome.message);
+    }
+    return { authenticated: false, error: reasons.length ? `[${reasons.join(', ')}]` : '' };
   }
 
   async authenticate(req: Request, res: Response): Promise<UserInfo> {
     const known = this.connectionUsers.get(req.socket);
     if (known && Date.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     let failure: string | undefined;
+    const token = this.tokenCache ? bearerToken(req) : undefined;
+    let revision: string | undefined;
     for (const name of this.names) {
+      if (token !== undefined && revision === undefined && name !== X509_STRATEGY) {
+        // The token methods' turn: a recent success with nothing changed since stands.
+        const cached = this.tokenCache!.get(token);
+        if (cached) return this.authenticated(req, cached);
+        revision = this.tokenCache!.currentRevision();
+      }
       const outcome = await this.run(name, req, res);
       if (outcome.kind === 'success') {
         if (name === this.names[0] && name === X509_STRATEGY) {
           this.connectionUsers.set(req.socket, { user: { ...outcome.user, groups: [...outcome.user.groups] }, until: this.x509.validUntil(req.socket) });
+        } else if (token !== undefined && revision !== undefined) {
+          this.tokenCache!.set(token, outcome.user, revision, (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER]);
         }
         return this.authenticated(req, outcome.user);
       }
       if (outcome.kind === 'fail') failure ??= outcome.message;
     }
     if (failure !== undefined) throw errors.unauthorized();
+    // kube's bearer-token authenticator: a token that no method accepts is invalid, never anonymous.
+    if (bearerToken(req) !== undefined) throw errors.unauthorized();
     if (!this.settings.anonymous) throw errors.unauthorized();
     return anonymousUser();
   }

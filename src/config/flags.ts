@@ -5,6 +5,7 @@ import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
 import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
+import { DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -147,6 +148,29 @@ function float(value: string): number {
   return n;
 }
 
+/** kube's ServiceAccountAuthenticationOptions: an issuer with a ':' must be a URL. */
+function issuer(value: string): string[] {
+  if (value === '') throw new Error('must not be empty');
+  if (value.includes(':') && !URL.canParse(value)) throw new Error(`service-account-issuer ${JSON.stringify(value)} contained a ':' but was not a valid URL`);
+  return [value];
+}
+
+function https(value: string): string {
+  if (!URL.canParse(value) || new URL(value).protocol !== 'https:') throw new Error(`service-account-jwks-uri requires https scheme, parsed as: ${value}`);
+  return value;
+}
+
+/** kube's --controllers: `*`, a name, or `-name`; unknown names are refused (kube's words). */
+function controllerList(value: string): string[] {
+  const list = commaList(value);
+  for (const entry of list) {
+    if (entry === '*') continue;
+    const name = entry.replace(/^-/, '');
+    if (!KNOWN_CONTROLLERS.includes(name)) throw new Error(`${JSON.stringify(name)} is not in the list of known controllers`);
+  }
+  return list;
+}
+
 /** kube's mutually exclusive sets: `--authorization-config` versus the mode and webhook flags. */
 const LEGACY_AUTHORIZATION_FLAGS = [
   'authorizationMode',
@@ -182,15 +206,25 @@ interface FlagSpec {
   default?: unknown;
   /** The default as kube prints it; none for a zero value. */
   shown?: string;
+  /**
+   * pflag's StringArray/StringSlice: each use adds the parsed values (an array); the first
+   * use replaces the default.
+   */
+  repeatable?: boolean;
 }
 
 /** A commander option for a flag; a bad value is a FlagError in pflag's words, naming the flag. */
 function flag(spec: FlagSpec): Option {
+  let given = false;
   const option = new Option(spec.type === 'bool' ? `--${spec.name} [bool]` : `--${spec.name} <${spec.type}>`, spec.usage)
     .helpGroup(spec.group)
     .argParser((value: string, previous: unknown) => {
       try {
-        return spec.parse(value, previous === spec.default ? undefined : previous);
+        if (!spec.repeatable) return spec.parse(value, previous === spec.default ? undefined : previous);
+        const parsed = spec.parse(value);
+        const base = given ? (previous as unknown[]) : [];
+        given = true;
+        return [...base, ...(parsed as unknown[])];
       } catch (err) {
         throw new FlagError(`invalid argument ${JSON.stringify(value)} for "--${spec.name}" flag: ${(err as Error).message}`);
       }
@@ -307,6 +341,83 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       group: AUTHENTICATION,
       usage: 'File of static bearer tokens, CSV: token,user,uid,"group1,group2".',
       parse: path,
+    },
+    {
+      name: 'enable-bootstrap-token-auth',
+      type: 'bool',
+      group: AUTHENTICATION,
+      usage: "Enable to allow secrets of type 'bootstrap.platform.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.",
+      parse: bool,
+      default: false,
+    },
+    {
+      name: 'api-audiences',
+      type: 'strings',
+      group: AUTHENTICATION,
+      usage:
+        'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unset, the first --service-account-issuer is used.',
+      parse: commaList,
+      repeatable: true,
+      default: [],
+    },
+    {
+      name: 'service-account-issuer',
+      type: 'stringArray',
+      group: AUTHENTICATION,
+      usage:
+        'Identifier of the service account token issuer (the iss claim). Repeatable: the first issues tokens, every one is accepted. Unset: https://<bind address>:<port>.',
+      parse: issuer,
+      repeatable: true,
+      default: [],
+    },
+    {
+      name: 'service-account-jwks-uri',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration (https only).',
+      parse: https,
+    },
+    {
+      name: 'service-account-key-file',
+      type: 'stringArray',
+      group: AUTHENTICATION,
+      usage: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. Repeatable. Default: the key of --service-account-signing-key-file.',
+      parse: (value) => [path(value)],
+      repeatable: true,
+      default: [],
+    },
+    {
+      name: 'service-account-lookup',
+      type: 'bool',
+      group: AUTHENTICATION,
+      usage: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.',
+      parse: bool,
+      default: d.serviceAccounts.lookup,
+      shown: 'true',
+    },
+    {
+      name: 'service-account-max-token-expiration',
+      type: 'duration',
+      group: AUTHENTICATION,
+      usage: 'The maximum validity duration of a token created by the service account token issuer. A TokenRequest asking for longer gets this instead.',
+      parse: goDuration,
+    },
+    {
+      name: 'service-account-signing-key-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'Path to the file that contains the current private key of the service account token issuer (PEM, RSA or ECDSA). Unset: a key generated once into --data-dir.',
+      parse: path,
+    },
+    {
+      name: 'controllers',
+      type: 'strings',
+      group: GENERIC,
+      usage: `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: ${KNOWN_CONTROLLERS.join(', ')}. Disabled-by-default controllers: ${DISABLED_BY_DEFAULT_CONTROLLERS.join(', ')}.`,
+      parse: controllerList,
+      repeatable: true,
+      default: d.controllers,
+      shown: `[${d.controllers.join(',')}]`,
     },
     {
       name: 'authorization-mode',
@@ -608,6 +719,15 @@ interface ParsedFlags {
   auditWebhookBatchThrottleEnable: boolean;
   auditWebhookBatchThrottleQps: number;
   auditWebhookBatchThrottleBurst: number;
+  enableBootstrapTokenAuth: boolean;
+  apiAudiences: string[];
+  serviceAccountIssuer: string[];
+  serviceAccountJwksUri?: string;
+  serviceAccountKeyFile: string[];
+  serviceAccountLookup: boolean;
+  serviceAccountMaxTokenExpiration?: number;
+  serviceAccountSigningKeyFile?: string;
+  controllers: string[];
 }
 
 function program(): Command {
@@ -706,6 +826,11 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     if (webhook && !o.authorizationWebhookConfigFile) throw new FlagError("authorization-mode Webhook's authorization config file not passed");
     if (!webhook && o.authorizationWebhookConfigFile) throw new FlagError('cannot specify --authorization-webhook-config-file without mode Webhook');
   }
+  const maxTokenExpirationMs: number = o.serviceAccountMaxTokenExpiration ?? 0;
+  if (maxTokenExpirationMs !== 0 && (maxTokenExpirationMs < 3600_000 || maxTokenExpirationMs > 2 ** 32 * 1000)) {
+    throw new FlagError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
+  if (o.serviceAccountJwksUri && !(o.serviceAccountIssuer as string[]).length) throw new FlagError('service-account-jwks-uri requires service-account-issuer');
   return defaultOptions({
     securePort: o.securePort,
     bindAddress: o.bindAddress,
@@ -719,6 +844,17 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     watchCacheSizeBytes: o.watchCacheSizeBytes,
     tokenAuthFile: o.tokenAuthFile,
     anonymousAuth: given('anonymousAuth') ? o.anonymousAuth : undefined,
+    serviceAccounts: {
+      issuers: o.serviceAccountIssuer,
+      signingKeyFile: o.serviceAccountSigningKeyFile,
+      keyFiles: o.serviceAccountKeyFile,
+      apiAudiences: o.apiAudiences,
+      maxTokenExpirationSeconds: Math.floor(maxTokenExpirationMs / 1000),
+      lookup: o.serviceAccountLookup,
+      jwksUri: o.serviceAccountJwksUri,
+    },
+    enableBootstrapTokenAuth: !!o.enableBootstrapTokenAuth,
+    controllers: o.controllers,
     featureGates: o.featureGates,
     runtimeConfig: o.runtimeConfig,
     showHiddenMetricsForVersion: o.showHiddenMetricsForVersion,

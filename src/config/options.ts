@@ -41,6 +41,12 @@ export interface ServerOptions {
   showHiddenMetricsForVersion?: string;
   /** Per-request metrics (apiserver_request_*, authentication_*) are recorded; not a flag: the benchmark measures their cost with it off. */
   requestMetrics: boolean;
+  /** The --service-account-* and --api-audiences flags: tokens this server issues and accepts. */
+  serviceAccounts: ServiceAccountTokenOptions;
+  /** --enable-bootstrap-token-auth: bearer tokens `<id>.<secret>` backed by Secrets in kube-system. */
+  enableBootstrapTokenAuth: boolean;
+  /** --controllers, as kube's syntax lists them (`*`, `name`, `-name`); see controllerEnabled. */
+  controllers: string[];
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode and webhook flags. */
@@ -64,6 +70,8 @@ export interface ServerOptions {
   migrateOnly: boolean;
   /** Write <data-dir>/admin.kubeconfig once the port is known. */
   writeAdminKubeconfig: boolean;
+  /** How long a successful bearer-token authentication is reused while the store is unchanged (not a flag; kube: 10 s; 0: never). */
+  tokenCacheTtlMs: number;
   /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (not a flag; tests shorten it). */
   bookmarkIntervalMs: number;
   /** --livez-grace-period in ms: post-start hooks not finished yet do not fail /livez this long after start. */
@@ -152,6 +160,24 @@ export interface AuthorizationWebhookOptions {
   cacheUnauthorizedTTLMs: number;
 }
 
+/** The service-account token flags, as kube-apiserver names them. */
+export interface ServiceAccountTokenOptions {
+  /** --service-account-issuer (repeatable): the first issues, every one is accepted. Unset: `https://<bind address>:<port>`. */
+  issuers: string[];
+  /** --service-account-signing-key-file: the private key tokens are signed with. Unset: generated into the data dir. */
+  signingKeyFile?: string;
+  /** --service-account-key-file (repeatable): public (or private) keys tokens are verified with; default the signing key. */
+  keyFiles: string[];
+  /** --api-audiences: the audiences the API accepts (and issues by default); unset: the issuer. */
+  apiAudiences: string[];
+  /** --service-account-max-token-expiration, in seconds; 0: no cap. */
+  maxTokenExpirationSeconds: number;
+  /** --service-account-lookup: a token is valid only while its account (and bound object) exists. */
+  lookup: boolean;
+  /** --service-account-jwks-uri: the jwks_uri the discovery document names instead of `<issuer>/openid/v1/jwks`. */
+  jwksUri?: string;
+}
+
 export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /** --watch-cache-size-bytes: 64 MiB holds the default 20,000 recent changes of objects of about 1.5 KiB. */
@@ -168,6 +194,9 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     featureGates: FeatureGates.defaults(),
     runtimeConfig: EMPTY_RUNTIME_CONFIG,
     requestMetrics: true,
+    serviceAccounts: { issuers: [], keyFiles: [], apiAudiences: [], maxTokenExpirationSeconds: 0, lookup: true },
+    enableBootstrapTokenAuth: false,
+    controllers: ['*'],
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
@@ -184,6 +213,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     verbosity: 0,
     loggingFormat: 'text',
     audit: defaultAuditOptions(),
+    tokenCacheTtlMs: 10_000,
     ...overrides,
   };
 }

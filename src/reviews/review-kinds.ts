@@ -10,6 +10,7 @@ import {
   selfSubjectReviewSchema,
   selfSubjectRulesReviewSchema,
   subjectAccessReviewSchema,
+  tokenReviewSchema,
 } from './review-schemas';
 import { AccessReview, AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, REVIEW_VERSION } from './review-types';
 
@@ -106,6 +107,9 @@ export const selfSubjectReviewType = reviewType(
   selfSubjectReviewSchema,
   reviewStrategy(() => []),
 );
+
+/** Delegated authentication: is this bearer token someone? The storage checks the token itself. */
+export const tokenReviewType = reviewType(AUTHENTICATION_GROUP, 'TokenReview', 'tokenreviews', false, tokenReviewSchema, reviewStrategy(() => []));
 
 /**
  * kubectl hard-codes kube's group names for the reviews it posts (`auth can-i` and `--list`

@@ -259,3 +259,41 @@ export const selfSubjectReviewSchema = kindSchema(
       'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.',
   },
 );
+
+export const tokenReviewSchema = kindSchema(
+  objectMetaSchema,
+  {
+    spec: field(
+      struct(
+        {
+          token: field(string(), 'Token is the opaque bearer token.'),
+          audiences: field(
+            strings(),
+            'Audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.',
+          ),
+        },
+        { typeName: 'v1.TokenReviewSpec', description: 'TokenReviewSpec is a description of the token authentication request.' },
+      ),
+      'Spec holds information about the request being evaluated',
+    ),
+    status: field(
+      struct(
+        {
+          authenticated: field(boolean(), 'Authenticated indicates that the token was associated with a known user.'),
+          user: field(userInfoSchema, 'User is the UserInfo associated with the provided token.'),
+          audiences: field(
+            strings(),
+            "Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences.",
+          ),
+          error: field(string(), "Error indicates that the token couldn't be checked"),
+        },
+        { typeName: 'v1.TokenReviewStatus', description: 'TokenReviewStatus is the result of the token authentication request.' },
+      ),
+      'Status is filled in by the server and indicates whether the request can be authenticated.',
+    ),
+  },
+  {
+    typeName: 'v1.TokenReview',
+    description: 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.',
+  },
+);

@@ -1,6 +1,8 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { ApiModule } from '../api/api.module';
 import { ResourceRegistry } from '../api/resources/registry';
+import { AuthenticationModule } from '../authentication/authentication.module';
+import { Authenticator } from '../authentication/authenticator';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
@@ -13,22 +15,25 @@ import {
   selfSubjectReviewType,
   selfSubjectRulesReviewType,
   subjectAccessReviewType,
+  tokenReviewType,
 } from './review-kinds';
 import { RulesReviewStorage } from './rules-review-storage';
 import { SelfSubjectReviewStorage } from './self-subject-review-storage';
+import { TokenReviewStorage } from './token-review-storage';
 
 /**
  * The virtual review kinds: SubjectAccessReview, LocalSubjectAccessReview,
  * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization.platform.io/v1) and
- * SelfSubjectReview (authentication.platform.io/v1), each a create-only storage that asks
+ * SelfSubjectReview and TokenReview (authentication.platform.io/v1), each a create-only storage that asks
  * the authorizer chain (or reads the caller) and stores nothing. With
  * --kubectl-review-aliases they also answer at kube's group names, where kubectl posts.
  */
-@Module({ imports: [ApiModule, AuthorizationModule] })
+@Module({ imports: [ApiModule, AuthorizationModule, AuthenticationModule] })
 export class ReviewsModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly chain: AuthorizerChain,
+    private readonly authenticator: Authenticator,
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
   ) {}
 
@@ -48,6 +53,7 @@ export class ReviewsModule implements OnModuleInit {
     this.registry.register(selfSubjectRulesReviewType, new RulesReviewStorage(selfSubjectRulesReviewType, this.chain));
     this.registry.register(subjectAccessReviewType, new AccessReviewStorage(subjectAccessReviewType, this.chain, specSubject, attributeOptions));
     this.registry.register(selfSubjectReviewType, new SelfSubjectReviewStorage(selfSubjectReviewType));
+    this.registry.register(tokenReviewType, new TokenReviewStorage(tokenReviewType, this.authenticator));
     if (this.options.kubectlReviewAliases) for (const alias of KUBECTL_REVIEW_ALIASES) this.registry.registerAlias(alias);
   }
 }

@@ -26,6 +26,10 @@ import { HealthModule } from '../health/health.module';
 import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
 import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
+import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
+import { BootstrapTokenModule } from '../bootstrap-token/bootstrap-token.module';
+import { ControllersModule } from '../controllers/controllers.module';
+import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
@@ -46,6 +50,7 @@ export class AppModule implements NestModule {
       { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
       { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
       { provide: AUDIT_SETTINGS, useValue: configuration.audit },
+      { provide: SERVICE_ACCOUNT_TOKEN_SETTINGS, useValue: configuration.serviceAccountTokens },
       // The generic storages' create check, answered by the authorizer chain (a layer above them).
       { provide: CREATE_PERMISSION_CHECK, useFactory: (chain: AuthorizerChain) => createPermissionCheck(chain), inject: [AuthorizerChain] },
     ];
@@ -62,6 +67,9 @@ export class AppModule implements NestModule {
         RbacModule,
         ReviewsModule,
         AuthenticationModule,
+        BootstrapTokenModule,
+        ServiceAccountModule,
+        ControllersModule,
         RbacAuthorizationModule,
         NodeAuthorizerModule,
         AbacModule,

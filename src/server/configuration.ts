@@ -10,6 +10,8 @@ import { loadStartupAuthorization, StartupAuthorization } from '../authorization
 import { FlagError } from '../config/flags';
 import { AuditSettings, loadAuditSettings } from '../audit/audit-settings';
 import { ServerOptions } from '../config/options';
+import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../serviceaccount/settings';
+import { ServiceAccountTokenSettings } from '../serviceaccount/service-account-tokens';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
 
 /**
@@ -26,6 +28,10 @@ export interface ServerConfiguration {
   abacPolicies: AbacPolicy[] | null;
   /** The --audit-* flags with the policy read; null when nothing is audited. */
   audit: AuditSettings | null;
+  /** The --service-account-*key-file keys, read. */
+  serviceAccountKeys: ServiceAccountKeyFiles;
+  /** The token issuer's settings, completed at start once the server's URL is known. */
+  serviceAccountTokens?: ServiceAccountTokenSettings;
   /** Said to the operator at start (kube logs them as warnings). */
   warnings: string[];
 }
@@ -68,8 +74,10 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   const alwaysAllow = options.authorizationModes.includes('AlwaysAllow');
   const anonymous = options.anonymousAuth ?? !alwaysAllow;
   if (anonymous && alwaysAllow) warnings.push(ANONYMOUS_WITH_ALWAYS_ALLOW);
-  const authentication: AuthenticationSettings = { anonymous };
+  const authentication: AuthenticationSettings = { anonymous, tokenCacheTtlMs: options.tokenCacheTtlMs };
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
+
+  const serviceAccountKeys = await readServiceAccountKeyFiles(options.serviceAccounts, fromFlag);
 
   const authorization = await fromFlag(options.authorizationConfigFile ? '--authorization-config' : '--authorization-webhook-config-file', () =>
     loadStartupAuthorization(options),
@@ -80,7 +88,7 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
     abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
   }
   const audit = loadAuditSettings(options.audit, warnings);
-  return { options, serving, authentication, authorization, abacPolicies, audit, warnings };
+  return { options, serving, authentication, authorization, abacPolicies, audit, serviceAccountKeys, warnings };
 }
 
 /** An IP address, or a host name the resolver knows. */

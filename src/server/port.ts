@@ -4,6 +4,8 @@ import { FlagError } from '../config/flags';
 
 /** The HTTPS port, held from the start's first steps until the server listens on it. */
 export interface PortReservation {
+  /** The port held (the one picked when 0 was asked for). */
+  port: number;
   release(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function reservePort(port: number, host: string): Promise<PortReser
   }
   let released: Promise<void> | undefined;
   return {
+    port: (holder.address() as import('node:net').AddressInfo).port,
     release: () => (released ??= new Promise<void>((resolve) => holder.close(() => resolve()))),
   };
 }

@@ -1,7 +1,7 @@
 import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, rmSync } from 'node:fs';
-import { AddressInfo, isIPv6, Server } from 'node:net';
+import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
 import { parseRelease } from '../apimachinery/release';
@@ -19,6 +19,7 @@ import { ChangeFeedService } from '../storage/change-feed.service';
 import { httpLog } from './httplog';
 import { KubeLogger } from './logging';
 import { GracefulShutdown } from './shutdown';
+import { serviceAccountTokenSettings } from '../serviceaccount/settings';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
@@ -98,6 +99,16 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   try {
     db = await openStore(options, hooks.storage);
     const material = await ensureServingMaterial(options, configuration.serving);
+    // The port is known from here (a port of 0 listens on the one reserved), so the
+    // default service-account issuer, the server's own URL, is too.
+    const port = reservation.port;
+    configuration.serviceAccountTokens = serviceAccountTokenSettings(
+      options.serviceAccounts,
+      configuration.serviceAccountKeys,
+      options.dataDir,
+      `https://${urlHost(options.bindAddress)}:${port}`,
+      material.caCertPem,
+    );
     app = await NestFactory.create(AppModule.forRoot(configuration, db), {
       httpsOptions: {
         key: material.servingKeyPem,
@@ -105,6 +116,9 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         ca: material.clientCaPems,
         requestCert: true,
         rejectUnauthorized: false,
+        // Go's http.DefaultMaxHeaderBytes (1 MiB), as kube: an oversized bearer token is then
+        // refused by authentication with a 401 Status rather than by Node's 16 KiB limit.
+        ...({ maxHeaderSize: 1 << 20 } as object),
       },
       bodyParser: false,
       abortOnError: false,
@@ -130,8 +144,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     http.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
     http.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
     await reservation.release();
-    await app.listen(options.securePort, options.bindAddress);
-    const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+    await app.listen(port, options.bindAddress);
     const url = `https://${urlHost(options.bindAddress)}:${port}`;
     const kubeconfigPath = join(options.dataDir, 'admin.kubeconfig');
     if (options.writeAdminKubeconfig) await writeAdminKubeconfig(options.dataDir, url, material);

@@ -41,7 +41,7 @@ export class DiscoveryService {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion,
-      resources: entries.map(({ type }) => {
+      resources: entries.flatMap(({ type }) => {
         const resource: Record<string, unknown> = {
           name: type.plural,
           singularName: type.singular,
@@ -53,7 +53,17 @@ export class DiscoveryService {
         if (type.categories?.length) resource.categories = type.categories;
         // Only stored kinds have a storage version; kube gives the virtual reviews none.
         if (type.verbs.includes('get')) resource.storageVersionHash = storageVersionHash(group, version, type.kind);
-        return resource;
+        // Subresources follow their resource, naming the group and version of their own kind (kube's TokenRequest).
+        const subresources = this.registry.subresourcesOf(type).map((sub) => ({
+          name: `${type.plural}/${sub.subresource}`,
+          singularName: '',
+          namespaced: type.namespaced,
+          group: sub.type.group,
+          version: sub.type.version,
+          kind: sub.type.kind,
+          verbs: [...sub.type.verbs].sort(),
+        }));
+        return [resource, ...subresources];
       }),
     };
   }

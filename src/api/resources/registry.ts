@@ -28,6 +28,16 @@ export interface GroupVersionAlias {
   resources: string[];
 }
 
+/**
+ * A subresource of a served kind (`serviceaccounts/token`): the kind its bodies are (which
+ * may belong to another group, as kube's TokenRequest does) and the storage of its verbs,
+ * addressed by the parent object's path plus the subresource's name.
+ */
+export interface RegisteredSubresource extends RegisteredResource {
+  parent: ResourceType;
+  subresource: string;
+}
+
 /** A served kind: its definition and the storage that implements its verbs. */
 export interface RegisteredResource {
   type: ResourceType;
@@ -69,6 +79,8 @@ export class ResourceRegistry {
     if (declared) return declared;
     return stabilityOfVersion(version) === 'stable' ? { stability: 'stable' } : undefined;
   }
+  /** `<group>/<version>/<plural>/<subresource>` -> the subresource. */
+  private readonly subresources = new Map<string, RegisteredSubresource>();
 
   register(type: ResourceType, storage: ResourceStorage): void {
     const id = this.id(type.group, type.version, type.plural);
@@ -109,6 +121,25 @@ export class ResourceRegistry {
         resource === undefined ? !known.has(apiVersionOf({ group, version })) : !this.lookup(group, version, resource),
       )
       .map(({ key }) => key);
+  }
+
+  registerSubresource(parent: ResourceType, subresource: string, type: ResourceType, storage: ResourceStorage): void {
+    const id = `${this.id(parent.group, parent.version, parent.plural)}/${subresource}`;
+    if (!this.lookup(parent.group, parent.version, parent.plural)) throw new Error(`subresource ${id} of a resource that is not registered`);
+    if (this.subresources.has(id)) throw new Error(`subresource ${id} registered twice`);
+    for (const verb of type.verbs) {
+      if (!storage[VERB_METHODS[verb]]) throw new Error(`subresource ${id} declares verb ${verb} but its storage lacks ${VERB_METHODS[verb]}`);
+    }
+    this.subresources.set(id, { parent, subresource, type, storage });
+  }
+
+  lookupSubresource(group: string, version: string, plural: string, subresource: string): RegisteredSubresource | undefined {
+    return this.subresources.get(`${this.id(group, version, plural)}/${subresource}`);
+  }
+
+  /** The subresources of a kind (discovery lists them after it). */
+  subresourcesOf(parent: ResourceType): RegisteredSubresource[] {
+    return [...this.subresources.values()].filter((s) => s.parent === parent);
   }
 
   registerAlias({ alias, served, resources }: GroupVersionAlias): void {

@@ -44,7 +44,8 @@ export class ResourceHandler {
   async create(req: ResourceApiRequest, res: Response): Promise<void> {
     const codec = this.format(req);
     const resolved = req.resolved;
-    if (resolved.single) return this.notAllowed();
+    // A subresource (TokenRequest) is created at its object's path.
+    if (resolved.single && !resolved.subresource) return this.notAllowed();
     const create = this.resolver.method(resolved, 'create', 'create');
     const options = req.writeOptions!;
     const body = this.decodeBody(req, res, resolved.target.type, options.fieldValidation);

@@ -13,6 +13,8 @@ export interface ResolvedRequest {
   target: Target;
   /** True for a path that names one object, false for a collection. */
   single: boolean;
+  /** A subresource of the named object (`serviceaccounts/{name}/token`): its own kind and storage. */
+  subresource?: boolean;
 }
 
 /**
@@ -30,8 +32,9 @@ export class TargetResolver {
     if (info.apiPrefix === 'api' && info.apiVersion !== 'v1') throw errors.pathNotFound();
     const entry = this.registry.lookupServed(group, info.apiVersion, info.resource);
     if (!entry) throw errors.pathNotFound();
+    if (info.subresource) return this.resolveSubresource(info, entry.type);
     const { type } = entry;
-    if (info.subresource || info.parts.length > 2) throw errors.pathNotFound();
+    if (info.parts.length > 2) throw errors.pathNotFound();
 
     const isNamespaceObject = !type.group && type.plural === 'namespaces';
     const pathName = info.parts[1] ?? '';
@@ -55,13 +58,28 @@ export class TargetResolver {
     return { entry, target, single };
   }
 
+  /** `<plural>/<name>/<subresource>`: the object's path, the subresource's kind and storage. */
+  private resolveSubresource(info: RequestInfo, parent: RegisteredResource['type']): ResolvedRequest {
+    if (info.parts.length !== 3) throw errors.pathNotFound();
+    const entry = this.registry.lookupSubresource(parent.group, parent.version, parent.plural, info.subresource);
+    if (!entry) throw errors.pathNotFound();
+    if (parent.namespaced !== !!info.namespace) throw errors.pathNotFound();
+    const target: Target = {
+      type: entry.type,
+      groupResource: { group: parent.group, resource: parent.plural },
+      namespace: info.namespace,
+      name: info.parts[1],
+    };
+    return { entry, target, single: true, subresource: true };
+  }
+
   /** The storage method for a verb, or kube's 405 for a method it registers no route for (a verb the kind lacks). */
   method<K extends keyof ResourceStorage>(resolved: ResolvedRequest, name: K, verb: Verb): NonNullable<ResourceStorage[K]> {
     const fn = resolved.entry.storage[name];
     if (!fn || !resolved.target.type.verbs.includes(verb)) throw errors.methodNotAllowed();
     // A namespaced kind's cluster-wide path serves only list and watch (kube's installer
     // routes no create or deletecollection there).
-    if (resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list' && name !== 'watch') throw errors.methodNotAllowed();
+    if (!resolved.subresource && resolved.target.type.namespaced && !resolved.target.namespace && name !== 'list' && name !== 'watch') throw errors.methodNotAllowed();
     return fn.bind(resolved.entry.storage) as NonNullable<ResourceStorage[K]>;
   }
 }

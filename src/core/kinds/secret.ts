@@ -10,6 +10,7 @@ import { validateImmutableField } from '../../api/validation/object-meta';
 import { record, str } from '../../api/validation/shape';
 import { base64ErrorOffset } from './base64';
 import { coreType } from './core-type';
+import { SECRET_TYPE_BOOTSTRAP_TOKEN, validateBootstrapTokenSecret } from './bootstrap-token';
 import { decodeError, isConfigMapKey, validateFrozenPayload } from './core-validation';
 
 /**
@@ -116,6 +117,8 @@ function validateSecretType(secret: Secret, data: Record<string, string>): Field
       return data['ssh-privatekey'] ? [] : [fieldErrors.required(dataPath.key('ssh-privatekey'), '')];
     case SECRET_TYPE_TLS:
       return [...requireKey(data, 'tls.crt'), ...requireKey(data, 'tls.key')];
+    case SECRET_TYPE_BOOTSTRAP_TOKEN:
+      return validateBootstrapTokenSecret(secret.metadata.name ?? '', data);
     default:
       return [];
   }

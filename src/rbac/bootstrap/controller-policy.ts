@@ -26,5 +26,15 @@ export function controllerRoles(): ClusterRole[] {
         resourceRule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
       ],
     },
+    {
+      // Creates the `default` ServiceAccount of every namespace.
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}service-account-controller` },
+      rules: [resourceRule(['create'], [''], ['serviceaccounts'])],
+    },
+    {
+      // Fills legacy service-account token Secrets (kube runs it with the controller manager's own credentials).
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}tokens-controller` },
+      rules: [resourceRule(['get', 'list', 'watch'], [''], ['serviceaccounts']), resourceRule(['get', 'list', 'watch', 'update', 'delete'], [''], ['secrets'])],
+    },
   ];
 }

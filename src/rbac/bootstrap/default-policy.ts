@@ -188,6 +188,11 @@ export function defaultClusterRoles(): ClusterRole[] {
       rules: [resourceRule(['create', 'get', 'list', 'watch'], [CERTIFICATES], ['certificatesigningrequests'])],
     },
     {
+      // Service-account issuer discovery: what verifies this server's tokens elsewhere.
+      name: 'system:service-account-issuer-discovery',
+      rules: [urlRule(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
+    },
+    {
       // Delegating authentication and authorization checks to this server.
       name: 'system:auth-delegator',
       rules: [resourceRule(['create'], [AUTHENTICATION], ['tokenreviews']), resourceRule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])],
@@ -203,6 +208,7 @@ export function defaultClusterRoleBindings(): ClusterRoleBinding[] {
     clusterRoleBinding('system:discovery', [group(ALL_AUTHENTICATED)]),
     clusterRoleBinding('system:basic-user', [group(ALL_AUTHENTICATED)]),
     clusterRoleBinding('system:public-info-viewer', [group(ALL_AUTHENTICATED), group(ALL_UNAUTHENTICATED)]),
+    clusterRoleBinding('system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
     // Deprecated since the Node authorizer; kept without subjects as kube does.
     clusterRoleBinding('system:node', []),
     ...controllerRoles().map((r) => clusterRoleBinding(r.metadata.name!, [user(r.metadata.name!)])),

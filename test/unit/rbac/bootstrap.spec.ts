@@ -224,11 +224,14 @@ describe('the default policy', () => {
         'system:basic-user',
         'system:controller:clusterrole-aggregation-controller',
         'system:controller:namespace-controller',
+        'system:controller:service-account-controller',
+        'system:controller:tokens-controller',
         'system:discovery',
         'system:monitoring',
         'system:node',
         'system:node-bootstrapper',
         'system:public-info-viewer',
+        'system:service-account-issuer-discovery',
         'view',
       ].sort(),
     );
@@ -242,6 +245,9 @@ describe('the default policy', () => {
       'system:node': [],
       'system:controller:clusterrole-aggregation-controller': ['User:system:controller:clusterrole-aggregation-controller'],
       'system:controller:namespace-controller': ['User:system:controller:namespace-controller'],
+      'system:controller:service-account-controller': ['User:system:controller:service-account-controller'],
+      'system:controller:tokens-controller': ['User:system:controller:tokens-controller'],
+      'system:service-account-issuer-discovery': ['Group:system:serviceaccounts'],
     });
   });
 

@@ -1,0 +1,24 @@
+/**
+ * The controllers `--controllers` names, in kube-controller-manager's syntax: `*` is every
+ * controller that is on by default, `name` turns one on, `-name` turns one off; the first
+ * entry naming a controller decides. kube keeps the two bootstrap-token controllers off by
+ * default, and so does this server.
+ */
+export const SERVICE_ACCOUNT_CONTROLLER = 'serviceaccount';
+export const SERVICE_ACCOUNT_TOKEN_CONTROLLER = 'serviceaccount-token';
+export const TOKEN_CLEANER_CONTROLLER = 'tokencleaner';
+export const BOOTSTRAP_SIGNER_CONTROLLER = 'bootstrapsigner';
+
+export const KNOWN_CONTROLLERS = [BOOTSTRAP_SIGNER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER, SERVICE_ACCOUNT_TOKEN_CONTROLLER, TOKEN_CLEANER_CONTROLLER];
+export const DISABLED_BY_DEFAULT_CONTROLLERS = [BOOTSTRAP_SIGNER_CONTROLLER, TOKEN_CLEANER_CONTROLLER];
+
+/** kube's IsControllerEnabled. */
+export function controllerEnabled(controllers: readonly string[], name: string): boolean {
+  let star = false;
+  for (const entry of controllers) {
+    if (entry === name) return true;
+    if (entry === `-${name}`) return false;
+    if (entry === '*') star = true;
+  }
+  return star && !DISABLED_BY_DEFAULT_CONTROLLERS.includes(name);
+}

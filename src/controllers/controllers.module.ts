@@ -1,0 +1,61 @@
+import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { ApiModule } from '../api/api.module';
+import { ResourceRegistry } from '../api/resources/registry';
+import { SYSTEM_USER } from '../apimachinery/user-info';
+import {
+  BOOTSTRAP_SIGNER_CONTROLLER,
+  controllerEnabled,
+  SERVICE_ACCOUNT_CONTROLLER,
+  SERVICE_ACCOUNT_TOKEN_CONTROLLER,
+  TOKEN_CLEANER_CONTROLLER,
+} from '../config/controllers';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { CoreModule } from '../core/core.module';
+import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
+import { ServiceAccountTokens } from '../serviceaccount/service-account-tokens';
+import { Database } from '../storage/database';
+import { SharedInformerFactory } from '../storage/shared-informer-factory';
+import { DATABASE } from '../storage/storage.module';
+import { BOOTSTRAP_SIGNER_USER, BootstrapSigner } from './bootstrap-signer';
+import { Controller, ControllerContext } from './controller-context';
+import { ControllerRunner } from './controller-runner';
+import { NamespacedPolicyBootstrap } from './namespaced-policy';
+import { SERVICE_ACCOUNT_CONTROLLER_USER, ServiceAccountController } from './service-account-controller';
+import { TOKEN_CLEANER_USER, TokenCleaner } from './token-cleaner';
+import { TOKENS_CONTROLLER_USER, TokensController } from './tokens-controller';
+
+/**
+ * The token controllers `--controllers` turns on (kube's names): serviceaccount (a `default`
+ * ServiceAccount in every namespace), serviceaccount-token (legacy token Secrets),
+ * tokencleaner and bootstrapsigner (off by default, as in kube). They run on the leader, on
+ * the shared informers of the kinds they read.
+ */
+@Module({ imports: [ApiModule, CoreModule, ServiceAccountModule] })
+export class ControllersModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly runner: ControllerRunner;
+
+  constructor(
+    registry: ResourceRegistry,
+    tokens: ServiceAccountTokens,
+    informers: SharedInformerFactory,
+    @Inject(DATABASE) db: Database,
+    @Inject(SERVER_OPTIONS) options: ServerOptions,
+  ) {
+    const context = (user: string) => new ControllerContext(user, registry, informers);
+    const enabled = (name: string) => controllerEnabled(options.controllers, name);
+    const controllers: Controller[] = [new NamespacedPolicyBootstrap(new ControllerContext('rbac-bootstrap', registry, informers, SYSTEM_USER))];
+    if (enabled(SERVICE_ACCOUNT_CONTROLLER)) controllers.push(new ServiceAccountController(context(SERVICE_ACCOUNT_CONTROLLER_USER)));
+    if (enabled(SERVICE_ACCOUNT_TOKEN_CONTROLLER)) controllers.push(new TokensController(context(TOKENS_CONTROLLER_USER), tokens, tokens.settings.caCertPem));
+    if (enabled(TOKEN_CLEANER_CONTROLLER)) controllers.push(new TokenCleaner(context(TOKEN_CLEANER_USER)));
+    if (enabled(BOOTSTRAP_SIGNER_CONTROLLER)) controllers.push(new BootstrapSigner(context(BOOTSTRAP_SIGNER_USER)));
+    this.runner = new ControllerRunner(controllers, informers, db);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runner.beforeApplicationShutdown();
+  }
+}
