@@ -25,6 +25,7 @@ import { HealthModule } from '../health/health.module';
 import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
 import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
+import { AccessModule } from '../access/access.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
@@ -57,6 +58,7 @@ export class AppModule implements NestModule {
         CoreModule,
         RbacModule,
         ReviewsModule,
+        AccessModule,
         AuthenticationModule,
         RbacAuthorizationModule,
         NodeAuthorizerModule,
