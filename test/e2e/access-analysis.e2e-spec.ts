@@ -21,7 +21,7 @@ const ALICE = { token: 'alice-token' };
 const AUDITOR = { token: 'auditor-token' };
 const TEAM_LEAD = { token: 'lead-token' };
 
-const subject = (kind: string, name: string, namespace?: string) => ({ kind, ...(kind === 'ServiceAccount' ? {} : { apiGroup: RBAC_GROUP }), name, ...(namespace ? { namespace } : {}) });
+const subject = (kind: string, name: string, namespace?: string) => ({ kind, apiGroup: kind === 'ServiceAccount' ? '' : RBAC_GROUP, name, ...(namespace ? { namespace } : {}) });
 const roleRef = (kind: string, name: string) => ({ apiGroup: RBAC_GROUP, kind, name });
 
 const rar = (spec: object) => ({ apiVersion: 'access.platform.io/v1', kind: 'ResourceAccessReview', spec });
@@ -339,7 +339,7 @@ describe('access analysis (access.platform.io/v1)', () => {
         {
           binding: { kind: 'RoleBinding', namespace: 'prod', name: 'prod-secrets' },
           role: { kind: 'ClusterRole', name: 'secret-deleter' },
-          reason: 'RoleBinding "prod-secrets/prod": User subject "mallory" may not have a namespace, has "prod"',
+          reason: 'User subject "mallory" may not have a namespace, has "prod"',
         },
       ]);
     });
