@@ -5,6 +5,7 @@ import { ServerOptions } from '../src/config/options';
 import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
+import { runAccessBench } from './access';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -170,6 +171,8 @@ async function main() {
   if (process.argv.includes('rbac')) return runRbacBench();
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
   if (process.argv.includes('reviews')) return runAccessReviewBench();
+  // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
+  if (process.argv.includes('access')) return runAccessBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

@@ -71,7 +71,7 @@ export class AccessAnalyzer {
     let rbacAsked = false;
     for (const authorizer of this.chain.authorizers) {
       if (authorizer.type === RBAC_TYPE) {
-        if (!rbacAsked) grants = this.rbacGrants(attrs);
+        if (!rbacAsked) grants = this.rbacGrants(attrs, users, groups);
         rbacAsked = true;
         continue;
       }
@@ -79,14 +79,6 @@ export class AccessAnalyzer {
       if (why) errors.push(why);
       // Nothing after these is ever asked.
       if (authorizer.type === 'AlwaysDeny' || authorizer.type === 'AlwaysAllow') break;
-    }
-    for (const grant of grants) {
-      for (const subject of grant.subjects) {
-        for (const filing of fileSubject(subject, grant.binding.namespace ?? '')) {
-          if (filing.key.startsWith('u:')) users.add(filing.key.slice(2));
-          else groups.add(filing.key.slice(2));
-        }
-      }
     }
     return {
       users: [...users].sort(),
@@ -97,23 +89,32 @@ export class AccessAnalyzer {
     };
   }
 
-  /** The bindings whose role allows the action in scope, each with the subjects it really grants to. */
-  private rbacGrants(attrs: AuthorizationAttributes): AccessGrant[] {
+  /**
+   * The bindings whose role allows the action in scope, each with the subjects it really
+   * grants to (well-formed ones, as the authorizer files them), which go into `users` and `groups`.
+   */
+  private rbacGrants(attrs: AuthorizationAttributes, users: Set<string>, groups: Set<string>): AccessGrant[] {
     const candidates = attrs.isResourceRequest
       ? this.index.candidateBindings(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace)
       : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
-    const grants: AccessGrant[] = [];
+    const keyed: Array<{ key: string; grant: AccessGrant }> = [];
     for (const binding of candidates) {
       const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
       if (!resolved.rules || !resolved.rules.some((rule) => ruleAllows(rule, attrs))) continue;
-      const subjects = (Array.isArray(binding.object.subjects) ? binding.object.subjects : []).filter((s) => {
-        const filings = fileSubject(s, binding.namespace);
-        return filings.length > 0 && filings.every((f) => !f.error);
-      });
-      if (subjects.length) grants.push({ binding: bindingReference(binding), role: roleReference(binding), subjects: subjects.map(copySubject) });
+      const subjects: Subject[] = [];
+      for (const subject of Array.isArray(binding.object.subjects) ? binding.object.subjects : []) {
+        const filings = fileSubject(subject, binding.namespace);
+        if (!filings.length || filings.some((f) => f.error)) continue;
+        subjects.push(copySubject(subject));
+        for (const { key } of filings) (key.startsWith('u:') ? users : groups).add(key.slice(2));
+      }
+      if (!subjects.length) continue;
+      const grant = { binding: bindingReference(binding), role: roleReference(binding), subjects };
+      keyed.push({ key: `${binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${binding.namespace}\u0000${binding.name}`, grant });
     }
-    const order = (g: AccessGrant) => `${g.binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${g.binding.namespace ?? ''}\u0000${g.binding.name}`;
-    return grants.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+    // Cluster-wide first, then by namespace and name: a stable order for readers and diffs.
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return keyed.map((k) => k.grant);
   }
 
   /** AccessExplanation: the chain's decision, traced, and RBAC's view of it. */
