@@ -1,4 +1,3 @@
-import { SubjectAccessReviewSpec } from '../reviews/review-types';
 import { AccessExplanationStatus, ResourceAccessReviewStatus, SubjectRulesReviewSpec } from './access-types';
 
 /** The access kinds' fields as the server writes them: empty optional fields left out. */
@@ -43,5 +42,3 @@ export function accessExplanationStatusToWire(status: AccessExplanationStatus): 
     ...(status.unusableBindings?.length ? { unusableBindings: status.unusableBindings } : {}),
   };
 }
-
-export type { SubjectAccessReviewSpec };
