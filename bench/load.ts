@@ -97,5 +97,5 @@ async function generate(spec: LoadSpec): Promise<LoadResult> {
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
-  generate(workerData as LoadSpec).then((result) => port.postMessage(result));
+  void generate(workerData as LoadSpec).then((result) => port.postMessage(result));
 }

@@ -36,14 +36,14 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => process.exit(code),
-  (err) => {
+  (err: unknown) => {
     if (err instanceof HelpRequested) {
       process.stdout.write(err.helpText);
       process.exit(0);
     }
     // kube-apiserver exits 1 on any failure to start, a bad flag included.
     const settled = SETTLED_FAILURES.some((kind) => err instanceof kind);
-    process.stderr.write(`error: ${settled ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(`error: ${settled ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },
 );

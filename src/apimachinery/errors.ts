@@ -34,10 +34,6 @@ export class StatusError extends Error {
   }
 }
 
-export function isStatusError(err: unknown): err is StatusError {
-  return err instanceof StatusError;
-}
-
 export function successStatus(details?: StatusDetails): Status {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
   if (details) status.details = details;

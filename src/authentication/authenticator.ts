@@ -74,7 +74,7 @@ export class Authenticator {
         if (err) return reject(err);
         if (user) return resolve({ kind: 'success', user });
         resolve({ kind: 'fail', message: typeof info === 'string' ? info : 'rejected' });
-      });
+      }) as (req: Request, res: Response, next: () => void) => void;
       handler(req, res, () => resolve({ kind: 'pass' }));
     });
   }

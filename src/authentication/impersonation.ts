@@ -111,11 +111,14 @@ export function impersonationFromHeaders(headers: ReadonlyArray<readonly [string
   const groupValues = values(IMPERSONATE_GROUP);
   for (const group of groupValues) requests.push(reference('Group', group));
 
-  const extra: Record<string, string[]> = {};
+  // A Map, because extra keys are caller-chosen: `__proto__` or `constructor` must stay ordinary keys.
+  const extra = new Map<string, string[]>();
   for (const [name, value] of headers) {
     if (!name.toLowerCase().startsWith(IMPERSONATE_EXTRA_PREFIX)) continue;
     const key = unescapeExtraKey(name.slice(IMPERSONATE_EXTRA_PREFIX.length).toLowerCase());
-    (extra[key] ??= []).push(value);
+    const keyValues = extra.get(key) ?? [];
+    keyValues.push(value);
+    extra.set(key, keyValues);
     requests.push(reference('UserExtra', value, { apiVersion: `${AUTHENTICATION_GROUP}/${AUTHENTICATION_VERSION}`, fieldPath: key }));
   }
 
@@ -128,7 +131,7 @@ export function impersonationFromHeaders(headers: ReadonlyArray<readonly [string
   // Groups that are asked for are the authority; a service account otherwise gets its own.
   const groups = groupValues.length || !serviceAccount ? [...groupValues] : serviceAccountGroups(serviceAccount.namespace);
   const user: UserInfo = { username, groups: withAuthenticationGroup(username, groups) };
-  if (Object.keys(extra).length) user.extra = extra;
+  if (extra.size) user.extra = Object.fromEntries(extra);
   if (uid) user.uid = uid;
   return { requests, user };
 }

@@ -13,7 +13,7 @@ interface ExpressionNode {
 
 /** Only plain containers are walked: contexts and registries hang off nodes as class instances. */
 function isPlainContainer(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return Array.isArray(value) || proto === Object.prototype || proto === null;
 }
 

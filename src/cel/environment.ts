@@ -99,7 +99,7 @@ export class CelProgram {
     const meter = CostMeter.for(budget);
     let result: unknown;
     try {
-      result = metered(meter, () => this.parsed(variables));
+      result = metered(meter, (): unknown => this.parsed(variables));
     } catch (err) {
       if (err instanceof CelBudgetExceededError) throw new CelEvaluationError(err.message);
       throw new CelEvaluationError(headline(err));

@@ -1,16 +1,2 @@
-export { loadCelLibrary } from './cel-library';
-export { CelBudgetExceededError, DEFAULT_COST_LIMIT, EvaluationBudget } from './cost';
-export {
-  CelCompileError,
-  CelCompileErrorType,
-  CelEnvironment,
-  CelEnvironmentOptions,
-  CelEvaluationError,
-  CelObjectSchema,
-  CelProgram,
-  CelTypeName,
-  CelVariableType,
-  CompileOptions,
-} from './environment';
-export { Quantity, QuantityParseError } from './quantity-value';
-export { UrlParseError, UrlValue } from './url-value';
+export { CelCompileError, CelEnvironment, CelEvaluationError, CelObjectSchema, CelProgram } from './environment';
+export { Quantity } from './quantity-value';

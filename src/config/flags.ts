@@ -353,6 +353,37 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
   ];
 }
 
+/**
+ * The parsed command line, keyed as commander camel-cases the flag names. Each flag's parser
+ * in the spec table above produces its type; a flag without a default and not given is absent.
+ */
+interface ParsedFlags {
+  securePort: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  dataDir: string;
+  databaseUrl?: string;
+  embeddedFsync: boolean;
+  historyWindow: number;
+  watchCacheSizeBytes: number;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  featureGates: FeatureGates;
+  authorizationMode: string[];
+  authorizationConfig?: string;
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion: ServerOptions['authorizationWebhook']['version'];
+  authorizationWebhookCacheAuthorizedTtl: number;
+  authorizationWebhookCacheUnauthorizedTtl: number;
+  enableAdmissionPlugins: string[];
+  maxRequestBytes: number;
+  kubectlReviewAliases: boolean;
+  migrateOnly?: boolean;
+}
+
 function program(): Command {
   const cmd = new Command(COMMAND)
     .description('A Kubernetes-compatible authorization API server: RBAC objects, access reviews, authentication and authorization of every request.')
@@ -413,7 +444,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     if (err instanceof CommanderError) throw flagErrorOf(err, argv);
     throw err;
   }
-  const o = cmd.opts();
+  const o = cmd.opts<ParsedFlags>();
   const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.historyWindow <= 0) throw new FlagError('--history-window must be positive');
@@ -424,17 +455,17 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
   // kube's BuiltInAuthorizationOptions.Validate: the configuration file excludes the legacy
   // flags; without it, the policy file goes with mode ABAC and the webhook file with Webhook.
   if (o.authorizationConfig) {
-    if (!(o.featureGates as FeatureGates).enabled('StructuredAuthorizationConfiguration')) {
+    if (!o.featureGates.enabled('StructuredAuthorizationConfiguration')) {
       throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
     }
     if (LEGACY_AUTHORIZATION_FLAGS.some(given)) {
       throw new FlagError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
     }
   } else {
-    const abac = (o.authorizationMode as string[]).includes('ABAC');
+    const abac = o.authorizationMode.includes('ABAC');
     if (abac && !o.authorizationPolicyFile) throw new FlagError("authorization-mode ABAC's authorization policy file not passed");
     if (!abac && o.authorizationPolicyFile) throw new FlagError('cannot specify --authorization-policy-file without mode ABAC');
-    const webhook = (o.authorizationMode as string[]).includes('Webhook');
+    const webhook = o.authorizationMode.includes('Webhook');
     if (webhook && !o.authorizationWebhookConfigFile) throw new FlagError("authorization-mode Webhook's authorization config file not passed");
     if (!webhook && o.authorizationWebhookConfigFile) throw new FlagError('cannot specify --authorization-webhook-config-file without mode Webhook');
   }

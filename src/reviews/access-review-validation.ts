@@ -106,7 +106,7 @@ export function validateSelfSubjectAccessReviewSpec(spec: SelfSubjectAccessRevie
 
 /** Whether ObjectMeta is its zero value (kube's semantic equality: empty maps and lists count as nil). */
 function isEmptyMeta(meta: ObjectMeta): boolean {
-  return Object.values(meta).every((value) => {
+  return (Object.values(meta) as unknown[]).every((value) => {
     if (value === undefined || value === null || value === '' || value === 0) return true;
     if (Array.isArray(value)) return value.length === 0;
     if (typeof value === 'object') return Object.keys(value).length === 0;

@@ -1,8 +1,7 @@
 import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
-import { isIPv6 } from 'node:net';
+import { AddressInfo, isIPv6, Server } from 'node:net';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
 import { FlagError } from '../config/flags';
@@ -101,7 +100,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     http.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
     await reservation.release();
     await app.listen(options.securePort, options.bindAddress);
-    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;
     const url = `https://${urlHost(options.bindAddress)}:${port}`;
     const kubeconfigPath = join(options.dataDir, 'admin.kubeconfig');
     if (options.writeAdminKubeconfig) await writeAdminKubeconfig(options.dataDir, url, material);

@@ -55,16 +55,21 @@ function isBelow(revision: string, mark: string): boolean {
  * Reads are single statements, so each sees one snapshot: items, the revision they
  * reflect and the compaction mark always agree.
  */
+/** A one-column result carrying a revision as text (bigint does not fit a JS number). */
+interface RevisionRow {
+  revision: string;
+}
+
 export class MvccStore implements ObjectStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async currentRevision(): Promise<string> {
-    const [row] = await this.dataSource.query(`SELECT revision::text AS revision FROM kv_revision WHERE id = 1`);
+    const [row] = await this.dataSource.query<RevisionRow[]>(`SELECT revision::text AS revision FROM kv_revision WHERE id = 1`);
     return row.revision;
   }
 
   async compactedRevision(): Promise<string> {
-    const [row] = await this.dataSource.query(`SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1`);
+    const [row] = await this.dataSource.query<RevisionRow[]>(`SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1`);
     return row.revision;
   }
 
@@ -126,7 +131,7 @@ export class MvccStore implements ObjectStore {
         [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
       if (inserted.length === 0) throw new KeyExistsError(key);
-      return this.stored(key, { revision, object: JSON.parse(json) });
+      return this.stored(key, { revision, object: JSON.parse(json) as KubeObject });
     });
   }
 
@@ -143,7 +148,7 @@ export class MvccStore implements ObjectStore {
          SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb FROM changed`,
         [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
-      return this.stored(key, { revision, object: JSON.parse(json) });
+      return this.stored(key, { revision, object: JSON.parse(json) as KubeObject });
     });
   }
 
@@ -228,10 +233,10 @@ export class MvccStore implements ObjectStore {
   compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }> {
     return this.dataSource.transaction(async (tx) => {
       // Locking the marks makes concurrent compactions (several replicas) take turns.
-      const [meta] = await tx.query(
+      const [meta] = await tx.query<{ compacted: string; swept: string }[]>(
         `SELECT compacted_revision::text AS compacted, swept_revision::text AS swept FROM kv_meta WHERE id = 1 FOR UPDATE`,
       );
-      const [{ horizon }] = await tx.query(
+      const [{ horizon }] = await tx.query<{ horizon: string }[]>(
         `SELECT coalesce(
            (SELECT min(revision) - 1 FROM kv_log WHERE created_at > now() - $1::bigint * interval '1 millisecond'),
            (SELECT revision FROM kv_revision WHERE id = 1))::text AS horizon`,
@@ -239,7 +244,7 @@ export class MvccStore implements ObjectStore {
       );
       if (!isBelow(meta.swept, horizon)) return { removedRows: 0, compactedRevision: meta.compacted };
 
-      const [swept] = await tx.query(
+      const [swept] = await tx.query<{ count: number; exact_from: string | null }[]>(
         `WITH touched AS (
            SELECT DISTINCT resource, namespace, name FROM kv_log WHERE revision > $1 AND revision <= $2),
          history AS (
@@ -273,7 +278,7 @@ export class MvccStore implements ObjectStore {
   /** Runs a write in a transaction holding the next revision. */
   private write<T>(fn: (tx: EntityManager, revision: string) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (tx) => {
-      const [{ revision }] = await tx.query(
+      const [{ revision }] = await tx.query<RevisionRow[]>(
         `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
          SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`,
         [CHANGES_CHANNEL],

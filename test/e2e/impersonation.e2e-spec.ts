@@ -40,6 +40,7 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
         { apiGroups: [''], resources: ['groups'], verbs: ['impersonate'], resourceNames: ['devs', 'qa'] },
         { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: ['builder'] },
         { apiGroups: ['authentication.platform.io'], resources: ['userextras/scopes'], verbs: ['impersonate'], resourceNames: ['view'] },
+        { apiGroups: ['authentication.platform.io'], resources: ['userextras/__proto__', 'userextras/constructor'], verbs: ['impersonate'] },
         { apiGroups: ['authentication.platform.io'], resources: ['uids'], verbs: ['impersonate'], resourceNames: ['u-1'] },
       ],
     });
@@ -70,6 +71,12 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
     const res = await whoami({ 'Impersonate-User': 'bob', 'Impersonate-Group': 'devs', 'Impersonate-Extra-Scopes': 'view', 'Impersonate-Uid': 'u-1' });
     expect(res.status).toBe(201);
     expect(res.body.status.userInfo).toEqual({ username: 'bob', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['view'] } });
+  });
+
+  it('keeps extra keys named like Object members as ordinary keys', async () => {
+    const res = await whoami({ 'Impersonate-User': 'bob', 'Impersonate-Extra-__proto__': 'p', 'Impersonate-Extra-Constructor': 'c' });
+    expect(res.status).toBe(201);
+    expect(Object.entries(res.body.status.userInfo.extra).sort()).toEqual([['__proto__', ['p']], ['constructor', ['c']]]);
   });
 
   it('reads each Impersonate-Group header line as one group', async () => {

@@ -190,10 +190,6 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-export function isSame(c: Comparison): boolean {
-  return c.added.empty() && c.modified.empty() && c.removed.empty();
-}
-
 interface Occurrences {
   pe: PathElement;
   items: unknown[];

@@ -173,7 +173,7 @@ export function negotiateErrorSerializer(accept: string | undefined, caps: Rende
 /** `pretty` query parameter (Go's strconv.ParseBool), else kube's browser and CLI user agents. */
 export function prettyRequested(query: Record<string, unknown>, userAgent: string | undefined): boolean {
   const raw = query.pretty;
-  const value = Array.isArray(raw) ? raw[0] : raw;
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw;
   if (typeof value === 'string' && value !== '') return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
   const ua = userAgent ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');

@@ -73,7 +73,6 @@ export const string = (format?: string): ScalarSchema => ({ kind: 'scalar', type
 export const integer = (format = 'int32'): ScalarSchema => ({ kind: 'scalar', type: 'integer', format });
 export const int64 = (): ScalarSchema => integer('int64');
 export const boolean = (): ScalarSchema => ({ kind: 'scalar', type: 'boolean' });
-export const number = (): ScalarSchema => ({ kind: 'scalar', type: 'number', format: 'double' });
 export const dateTime = (): ScalarSchema => string('date-time');
 export const any = (): AnySchema => ({ kind: 'any' });
 
@@ -195,15 +194,3 @@ export function childSchema(schema: Schema, key: string): Schema | undefined {
   }
 }
 
-/** Whether apply/ownership treats this value as one unit (no per-field ownership below it). */
-export function isAtomic(schema: Schema): boolean {
-  switch (schema.kind) {
-    case 'scalar':
-    case 'any':
-      return true;
-    case 'list':
-      return schema.listType === 'atomic';
-    default:
-      return schema.mapType === 'atomic';
-  }
-}

@@ -6,7 +6,6 @@ import { YAML_TO_JSON_PREFIX } from './yaml-document';
  */
 export type FieldValidationDirective = 'Ignore' | 'Warn' | 'Strict';
 
-export const FIELD_VALIDATION_DIRECTIVES: FieldValidationDirective[] = ['Ignore', 'Warn', 'Strict'];
 export const DEFAULT_FIELD_VALIDATION: FieldValidationDirective = 'Warn';
 
 /** Warn and Strict decode strictly (collect unknown and duplicate fields); Ignore does not. */

@@ -10,7 +10,7 @@ const encodings = new WeakMap<Change, Map<string, WeakRef<Buffer>>>();
 
 export function encodedOnce(change: Change, key: string, encode: () => Buffer): Buffer {
   let byKey = encodings.get(change);
-  if (!byKey) encodings.set(change, (byKey = new Map()));
+  if (!byKey) encodings.set(change, (byKey = new Map<string, WeakRef<Buffer>>()));
   const held = byKey.get(key)?.deref();
   if (held) return held;
   const bytes = encode();

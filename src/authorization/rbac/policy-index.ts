@@ -398,7 +398,7 @@ export class PolicyIndex implements RuleVisiting {
     if (kind === 'ClusterRoleBinding') bucket = this.clusterBindings;
     else {
       let inNamespace = this.namespaceBindings.get(namespace);
-      if (!inNamespace) this.namespaceBindings.set(namespace, (inNamespace = new Map()));
+      if (!inNamespace) this.namespaceBindings.set(namespace, (inNamespace = new Map<string, Set<IndexedBinding>>()));
       bucket = inNamespace;
     }
     for (const key of matches.keys()) addTo(bucket, key, binding);

@@ -120,7 +120,7 @@ export function reviewSpecFor(attrs: AuthorizationAttributes): SubjectAccessRevi
 /** Go's `omitempty`: drops empty strings, empty lists and empty maps; keeps the rest in order. */
 function omitEmpty<T extends object>(value: T): Partial<T> {
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
+  for (const [key, v] of Object.entries(value) as [string, unknown][]) {
     if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) continue;
     if (typeof v === 'object' && !Array.isArray(v) && v !== null && Object.keys(v).length === 0) continue;
     out[key] = v;

@@ -12,7 +12,6 @@ import {
   map,
   mapList,
   ScalarSchema,
-  Schema,
   string,
   struct,
   StructSchema,

@@ -23,7 +23,6 @@ const READ_ONLY = 'readOnly here will force the ReadOnly setting in VolumeMounts
 const readOnlyFs: Record<string, FieldDeclaration> = { fsType: field(string(), FS_TYPE), readOnly: field(boolean(), READ_ONLY) };
 const PARTITION =
   'partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name, e.g. for volume /dev/sda1 you specify the partition as "1"; 0 (or leaving it empty) mounts the whole volume.';
-const SECRET_REF = 'secretRef is the name of the secret holding the authentication information for the volume plugin.';
 const DEFAULT_MODE =
   'defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. Defaults to 0644.';
 const ITEMS =
