@@ -215,7 +215,7 @@ export class AccessIndex {
     this.bindings.set(bindingId(kind, namespace, name), entry);
     if (key) {
       let scopes = this.byRole.get(key);
-      if (!scopes) this.byRole.set(key, (scopes = new Map()));
+      if (!scopes) this.byRole.set(key, (scopes = new Map<string, Set<BindingEntry>>()));
       add(scopes, namespace, entry);
     }
     for (const subjectKey of this.subjectKeys(entry)) add(this.bySubject, subjectKey, entry);
