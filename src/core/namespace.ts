@@ -138,6 +138,22 @@ export const namespaceStrategy: ResourceStrategy<Namespace> = {
   validateUpdate: (ns) => validateNamespace(ns),
 };
 
+/**
+ * kube's namespace finalize strategy (the `finalize` subresource): a write that changes
+ * spec.finalizers and nothing the other strategies guard; status stays as stored.
+ */
+export const namespaceFinalizeStrategy: ResourceStrategy<Namespace> = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForUpdate(ns, old) {
+    if (old.status !== undefined) ns.status = structuredClone(old.status);
+    else delete ns.status;
+    setNameLabel(ns);
+  },
+  validate: (ns) => validateNamespace(ns),
+  validateUpdate: (ns) => validateNamespace(ns),
+};
+
 /** kube's namespace printer: NAME, STATUS (the phase), AGE. */
 export const namespaceTable: TableDefinition<Namespace> = {
   columns: [

@@ -116,6 +116,10 @@ export class ChangeFeed {
         this.window = [];
         this.windowBytes = 0;
         this.head = BigInt(await this.store.currentRevision());
+        // Followers waiting at the old head must look again (and find their gap).
+        const waiters = [...this.waiters];
+        this.waiters.clear();
+        for (const wake of waiters) wake();
         return;
       }
       if (!this.stopped) this.logger.error(`reading the change log failed: ${(err as Error).message}`);

@@ -9,6 +9,7 @@ import { Compactor } from './compactor';
 import { Database } from './database';
 import { MvccStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
+import { SharedInformerFactory } from './shared-informer-factory';
 
 /** The open Database (engine, DataSource, notifier). */
 export const DATABASE = Symbol('DATABASE');
@@ -46,7 +47,8 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
 /**
  * An open database (PostgreSQL or the embedded engine, migrated; opened before the
  * application is built, so a store that cannot open stops the start cleanly) behind the
- * ObjectStore interface, and the change feed that follows its log.
+ * ObjectStore interface, the change feed that follows its log, and the shared informers
+ * built on both.
  */
 @Module({})
 export class StorageModule {
@@ -71,9 +73,10 @@ export class StorageModule {
           inject: [OBJECT_STORE],
         },
         ChangeFeedService,
+        SharedInformerFactory,
         StorageLifecycle,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService],
+      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, SharedInformerFactory],
     };
   }
 }

@@ -598,7 +598,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     // An update that changes nothing is not written (no new revision), as in kube.
     if (jsonEqual(obj, old.object)) return { object: this.present(old.object), created: false };
     if (opts.dryRun) return { object: this.present(obj), created: false };
-    if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
+    if (this.shouldDeleteDuringUpdate(obj)) {
       // The last finalizer is gone from an object being deleted: it is removed now.
       const deleted = await this.store.delete(this.key(target), { revision: old.revision });
       this.notifyWritten();
@@ -692,6 +692,11 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   // ---- helpers -------------------------------------------------------------------------
+
+  /** An update leaving an object being deleted without finalizers removes it (kube's ShouldDeleteDuringUpdate). */
+  protected shouldDeleteDuringUpdate(obj: KubeObject): boolean {
+    return !!obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length;
+  }
 
   /** Local writes reach this process's watchers at once; NOTIFY and polling cover the others. */
   protected notifyWritten(): void {

@@ -4,7 +4,7 @@ import { storageResource } from '../../apimachinery/store-key';
 import { persistentVolumeType } from '../../core/kinds/persistent-volume';
 import { isMirrorPod, podType } from '../../core/kinds/pod';
 import { persistentVolumeSecretRefs, podClaimNames, podConfigMapNames, podSecretNames } from '../../core/kinds/references';
-import { Change } from '../../storage/object-store';
+import type { InformerEventHandler } from '../../storage/informer';
 import { NodeGraph, PersistentVolumeRelations, PodRelations } from './graph';
 
 /**
@@ -54,14 +54,20 @@ export function applyPersistentVolume(graph: NodeGraph, pv: KubeObject): void {
   graph.setPersistentVolume(persistentVolumeRelations(pv));
 }
 
-/** Applies one change of the log; changes to other kinds are ignored. */
-export function applyChange(graph: NodeGraph, change: Change): void {
-  const { key } = change;
-  if (key.resource === PODS_RESOURCE) {
-    if (change.type === 'DELETED') graph.deletePod(key.namespace, key.name);
-    else applyPod(graph, change.object);
-  } else if (key.resource === PERSISTENT_VOLUMES_RESOURCE) {
-    if (change.type === 'DELETED') graph.deletePersistentVolume(key.name);
-    else applyPersistentVolume(graph, change.object);
-  }
+/** What the pods informer delivers, applied to the graph. */
+export function podEventHandler(graph: NodeGraph): InformerEventHandler {
+  return {
+    onAdd: (pod) => applyPod(graph, pod),
+    onUpdate: (_old, pod) => applyPod(graph, pod),
+    onDelete: (pod) => graph.deletePod(pod.metadata.namespace ?? '', pod.metadata.name ?? ''),
+  };
+}
+
+/** What the persistent volumes informer delivers, applied to the graph. */
+export function persistentVolumeEventHandler(graph: NodeGraph): InformerEventHandler {
+  return {
+    onAdd: (pv) => applyPersistentVolume(graph, pv),
+    onUpdate: (_old, pv) => applyPersistentVolume(graph, pv),
+    onDelete: (pv) => graph.deletePersistentVolume(pv.metadata.name ?? ''),
+  };
 }

@@ -86,4 +86,20 @@ describe('ChangeFeed', () => {
     expect(await waiting).toBe(true);
     expect(await feed.waitForRevision('99', 100)).toBe(false);
   });
+
+  it('wakes its waiters when it falls behind compaction and resets, so followers find their gap', async () => {
+    const slow = new ChangeFeed(store, null, { pollIntervalMs: 60_000 });
+    await slow.start();
+    try {
+      const waiting = slow.waitForNewer(slow.headRevision(), 60_000);
+      await store.create(key('a'), obj('a'));
+      await store.compact();
+      await slow.poke();
+      expect(await waiting).toBe(true);
+      expect(slow.headRevision()).toBe('2');
+      await expect(slow.changesAfter('1', 10)).rejects.toThrow('compacted');
+    } finally {
+      await slow.stop();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { objectKey } from '../../../src/apimachinery/store-key';
 import { namespaceType } from '../../../src/core/namespace';
 import { ChangeFeed } from '../../../src/storage/change-feed';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
+import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
@@ -15,6 +16,7 @@ const READ_PODS = [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'
 describe('RbacIndex (fed by list + change feed)', () => {
   let store: MemoryStore;
   let feed: ChangeFeed;
+  let informers: SharedInformerFactory;
   let index: RbacIndex;
   const alice = user('alice');
   const listPods = req(alice, 'list', '', 'pods', { ns: 'ns1' });
@@ -26,11 +28,13 @@ describe('RbacIndex (fed by list + change feed)', () => {
     await store.create(objectKey(namespaceType, '', 'ns1'), { metadata: { name: 'ns1' } });
     feed = new ChangeFeed(store, null, { pollIntervalMs: 20, windowSize: 100, batchSize: 50 });
     await feed.start();
-    index = new RbacIndex(store, feed);
+    informers = new SharedInformerFactory(store, feed);
+    index = new RbacIndex(informers);
   });
 
   afterEach(async () => {
-    await index.beforeApplicationShutdown();
+    index.beforeApplicationShutdown();
+    await informers.stop();
     await feed.stop();
   });
 
@@ -78,10 +82,13 @@ describe('RbacIndex (fed by list + change feed)', () => {
       if (fail) throw new Error('database unavailable');
       return list(...args);
     };
-    const idx = new RbacIndex(failing, new ChangeFeed(failing, null));
+    const failingInformers = new SharedInformerFactory(failing, new ChangeFeed(failing, null));
+    const idx = new RbacIndex(failingInformers);
     await expect(idx.ready()).rejects.toThrow('database unavailable');
+    expect(failingInformers.syncStates().every((s) => !s.synced)).toBe(true);
     fail = false;
     await expect(idx.ready()).resolves.toBeUndefined();
-    await idx.beforeApplicationShutdown();
+    expect(failingInformers.syncStates().map((s) => s.synced)).toEqual([true, true, true, true]);
+    await failingInformers.stop();
   });
 });

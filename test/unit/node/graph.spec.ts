@@ -1,12 +1,6 @@
 import { NodeGraph } from '../../../src/authorization/node/graph';
-import { applyChange, applyPersistentVolume, applyPod, PERSISTENT_VOLUMES_RESOURCE, PODS_RESOURCE } from '../../../src/authorization/node/graph-populator';
-import { KubeObject } from '../../../src/apimachinery/types';
-import { Change } from '../../../src/storage/object-store';
+import { applyPersistentVolume, applyPod, persistentVolumeEventHandler, podEventHandler } from '../../../src/authorization/node/graph-populator';
 import { claimVolume, configMapVolume, pod, pv, secretVolume } from './fixtures';
-
-function change(type: Change['type'], resource: string, obj: KubeObject): Change {
-  return { type, key: { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! }, revision: '1', object: obj, bytes: JSON.stringify(obj).length };
-}
 
 describe('node authorizer graph', () => {
   let graph: NodeGraph;
@@ -44,7 +38,7 @@ describe('node authorizer graph', () => {
     applyPod(graph, pod('ns', 'web', { volumes: [secretVolume('b', 's2')] }));
     expect(graph.hasPathFrom('n1', 'secret', 'ns', 's2')).toBe(false);
     applyPod(graph, pod('ns', 'web', { nodeName: 'n1', volumes: [secretVolume('b', 's2')] }));
-    applyChange(graph, change('DELETED', PODS_RESOURCE, pod('ns', 'web', {})));
+    podEventHandler(graph).onDelete!(pod('ns', 'web', {}));
     expect(graph.hasPathFrom('n1', 'secret', 'ns', 's2')).toBe(false);
     // Nothing is left behind once the last pod is gone.
     expect(graph.size).toBe(0);
@@ -114,13 +108,20 @@ describe('node authorizer graph', () => {
     expect(graph.hasPathFrom('n1', 'serviceAccount', 'ns', 'sa')).toBe(false);
   });
 
-  it('applies log changes for pods and persistent volumes and ignores other kinds', () => {
-    applyChange(graph, change('ADDED', PODS_RESOURCE, pod('ns', 'web', { nodeName: 'n1', volumes: [claimVolume('v', 'data')] })));
-    applyChange(graph, change('ADDED', PERSISTENT_VOLUMES_RESOURCE, pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } })));
-    applyChange(graph, change('ADDED', '/secrets', { metadata: { namespace: 'ns', name: 'data' } }));
+  it('applies informer events for pods and persistent volumes', () => {
+    const pods = podEventHandler(graph);
+    const volumes = persistentVolumeEventHandler(graph);
+    pods.onAdd!(pod('ns', 'web', { nodeName: 'n1', volumes: [claimVolume('v', 'data')] }));
+    volumes.onAdd!(pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } }));
     expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(true);
-    applyChange(graph, change('DELETED', PERSISTENT_VOLUMES_RESOURCE, pv('vol', {})));
+    volumes.onUpdate!(pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } }), pv('vol', { hostPath: { path: '/x' } }));
     expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(false);
+    volumes.onUpdate!(pv('vol', { hostPath: { path: '/x' } }), pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, hostPath: { path: '/x' } }));
+    expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(true);
+    volumes.onDelete!(pv('vol', {}));
+    expect(graph.hasPathFrom('n1', 'pv', '', 'vol')).toBe(false);
+    pods.onDelete!(pod('ns', 'web', {}));
+    expect(graph.size).toBe(0);
   });
 
   it('answers a reference shared by many pods on other nodes without walking them', () => {

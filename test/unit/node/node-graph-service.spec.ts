@@ -2,9 +2,8 @@ import { objectKey } from '../../../src/apimachinery/store-key';
 import { persistentVolumeType } from '../../../src/core/kinds/persistent-volume';
 import { podType } from '../../../src/core/kinds/pod';
 import { ChangeFeed } from '../../../src/storage/change-feed';
-import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
 import { NodeGraphService } from '../../../src/authorization/node/node-graph.service';
-import { KubeObject } from '../../../src/apimachinery/types';
 import { MemoryStore } from '../../support/memory-store';
 import { eventually } from '../../support/eventually';
 import { claimVolume, pod, pv, secretVolume } from './fixtures';
@@ -15,6 +14,7 @@ const pvKey = (name: string) => objectKey(persistentVolumeType, '', name);
 describe('NodeGraphService', () => {
   let store: MemoryStore;
   let feed: ChangeFeed;
+  let informers: SharedInformerFactory;
   let service: NodeGraphService;
 
   beforeEach(async () => {
@@ -23,10 +23,12 @@ describe('NodeGraphService', () => {
     await store.create(pvKey('vol'), pv('vol', { claimRef: { namespace: 'ns', name: 'data' }, cephfs: { monitors: ['m'], secretRef: { name: 'ceph' } } }));
     feed = new ChangeFeed(store, null, { pollIntervalMs: 20, windowSize: 100, batchSize: 50 });
     await feed.start();
-    service = new NodeGraphService(store, feed as unknown as ChangeFeedService);
+    informers = new SharedInformerFactory(store, feed);
+    service = new NodeGraphService(informers);
   });
   afterEach(async () => {
-    await service.beforeApplicationShutdown();
+    service.beforeApplicationShutdown();
+    await informers.stop();
     await feed.stop();
   });
 
@@ -59,15 +61,15 @@ describe('NodeGraphService', () => {
 
   it('rebuilds from a fresh list when it fell behind the change history', async () => {
     await service.start();
-    await service.beforeApplicationShutdown();
-    const restarted = new NodeGraphService(store, feed as unknown as ChangeFeedService);
-    await restarted.start();
-    await restarted.beforeApplicationShutdown();
-    // History before the newest revision is gone; the next catch-up has to list again.
-    await store.create(podKey('late'), pod('ns', 'late', { nodeName: 'n4', volumes: [secretVolume('s', 'late-secret')] }) as KubeObject);
+    // While the graph is behind, one pod is deleted and another created, and the history
+    // of both is compacted away: only a fresh list can tell the graph.
+    await store.delete(podKey('web'));
+    await store.create(podKey('late'), pod('ns', 'late', { nodeName: 'n4', volumes: [secretVolume('s', 'late-secret')] }));
     await store.compact();
     await feed.poke();
-    await restarted.catchUp();
-    expect(restarted.hasPathFrom('n4', 'secret', 'ns', 'late-secret')).toBe(true);
+    await service.catchUp();
+    expect(service.hasPathFrom('n4', 'secret', 'ns', 'late-secret')).toBe(true);
+    expect(service.hasPathFrom('n1', 'secret', 'ns', 'mine')).toBe(false);
+    expect(service.revision).toBe('4');
   });
 });

@@ -5,6 +5,7 @@ import { ContinueTokens } from '../../../src/api/resources/continue-token';
 import { GenericStorage } from '../../../src/api/resources/generic-storage';
 import { Target } from '../../../src/api/resources/storage';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { clusterRoleType } from '../../../src/rbac/kinds/kinds';
@@ -20,6 +21,7 @@ const write = { user: SYSTEM_USER, dryRun: false };
 describe('ClusterRoleAggregationController', () => {
   let store: MemoryStore;
   let feed: ChangeFeedService;
+  let informers: SharedInformerFactory;
   let storage: GenericStorage;
   let controller: ClusterRoleAggregationController;
   let refuse = false;
@@ -45,13 +47,15 @@ describe('ClusterRoleAggregationController', () => {
     });
     const registry = new ResourceRegistry();
     registry.register(clusterRoleType, storage);
-    controller = new ClusterRoleAggregationController(registry, store, feed, { engine: 'pglite' } as Database);
+    informers = new SharedInformerFactory(store, feed);
+    controller = new ClusterRoleAggregationController(registry, informers, { engine: 'pglite' } as Database);
     (controller as any).logger = { error: () => undefined, warn: () => undefined, log: () => undefined };
     refuse = false;
     updates.length = 0;
   });
   afterEach(async () => {
     await controller.beforeApplicationShutdown();
+    await informers.stop();
     await feed.stop();
   });
 
