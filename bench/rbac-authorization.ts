@@ -164,6 +164,13 @@ async function seed(dataSource: DataSource, world: World, skip: World | null): P
   const already = new Set<string>();
   const id = (resource: string, object: KubeObject) => `${resource}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
   if (skip) for (const { resource, object } of worldObjects(skip)) already.add(id(resource, object));
+  await seedObjects(dataSource, (function* () {
+    for (const item of worldObjects(world)) if (!already.has(id(item.resource, item.object))) yield item;
+  })());
+}
+
+/** Bulk-loads objects into the store's tables (see seed), a thousand per statement. */
+export async function seedObjects(dataSource: DataSource, objects: Iterable<{ resource: string; object: KubeObject }>): Promise<void> {
   let batch: Array<{ resource: string; namespace: string; name: string; object: KubeObject }> = [];
   const flush = async () => {
     if (!batch.length) return;
@@ -183,8 +190,7 @@ async function seed(dataSource: DataSource, world: World, skip: World | null): P
     await dataSource.query(`SELECT pg_notify($1, revision::text) FROM kv_revision WHERE id = 1`, [CHANGES_CHANNEL]);
     batch = [];
   };
-  for (const { resource, object } of worldObjects(world)) {
-    if (already.has(id(resource, object))) continue;
+  for (const { resource, object } of objects) {
     batch.push({ resource, namespace: object.metadata.namespace ?? '', name: object.metadata.name!, object });
     if (batch.length === 1000) await flush();
   }

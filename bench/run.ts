@@ -8,6 +8,7 @@ import { runAccessReviewBench } from './access-reviews';
 import { runMetricsCostBench } from './metrics-cost';
 import { runAuditStagesBench } from './audit-stages';
 import { runAuthnBench } from './authn';
+import { runAccessBench } from './access';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runRbacBench } from './rbac-authorization';
@@ -180,6 +181,8 @@ async function main() {
   if (process.argv.includes('audit-stages')) return runAuditStagesBench();
   // `npm run bench -- authn`: only the authentication cost per method (bench/authn.ts).
   if (process.argv.includes('authn')) return runAuthnBench();
+  // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
+  if (process.argv.includes('access')) return runAccessBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

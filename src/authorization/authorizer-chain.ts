@@ -5,6 +5,13 @@ import { recordAuthorizationDecision } from '../metrics/authorization-metrics';
 import { privilegedGroupAuthorizer } from './authorizers';
 import { aggregateErrors } from '../apimachinery/aggregate-errors';
 
+/** One authorizer's answer to a question, as a traced decision records it. */
+export interface AuthorizerAnswer {
+  type: string;
+  name: string;
+  result: AuthorizationResult;
+}
+
 /**
  * The authorizer chain: system:masters first (before any mode, as kube does), then the
  * configured authorizers in order. The first Allow or Deny decides; all NoOpinion is a deny.
@@ -27,13 +34,18 @@ export class AuthorizerChain {
     return previous;
   }
 
-  async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
+  /**
+   * `trace`, when given, receives each authorizer asked and its answer, in order (the
+   * access explanations show them).
+   */
+  async authorize(attrs: AuthorizationAttributes, trace?: AuthorizerAnswer[]): Promise<AuthorizationResult> {
     // As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
     // decides, the reasons of all are joined by newlines and their errors aggregated.
     const errors: string[] = [];
     const reasons: string[] = [];
     for (const authorizer of [privilegedGroupAuthorizer, ...this.configured]) {
       const result = await authorizer.authorize(attrs);
+      trace?.push({ type: authorizer.type, name: authorizer.name, result });
       if (result.decision !== 'NoOpinion') {
         // kube instruments the configured authorizers only, not the system:masters shortcut.
         if (authorizer !== privilegedGroupAuthorizer) {

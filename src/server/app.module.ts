@@ -30,6 +30,7 @@ import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
 import { BootstrapTokenModule } from '../bootstrap-token/bootstrap-token.module';
 import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
+import { AccessModule } from '../access/access.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
@@ -66,6 +67,7 @@ export class AppModule implements NestModule {
         CoreModule,
         RbacModule,
         ReviewsModule,
+        AccessModule,
         AuthenticationModule,
         BootstrapTokenModule,
         ServiceAccountModule,

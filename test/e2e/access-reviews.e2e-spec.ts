@@ -57,10 +57,10 @@ describe('access reviews (--authorization-mode=RBAC,Node)', () => {
     await created(`${RBAC}/namespaces/team-a/rolebindings`, { metadata: { name: 'devs-view' }, roleRef: roleRef('ClusterRole', 'view'), subjects: [subject('Group', 'devs')] });
     await created(`${RBAC}/namespaces/team-a/rolebindings`, { metadata: { name: 'broken' }, roleRef: roleRef('Role', 'missing'), subjects: [subject('User', 'carol')] });
     await created(`${RBAC}/clusterroles`, {
-      metadata: { name: 'access-reviewer' },
+      metadata: { name: 'sar-reviewer' },
       rules: [{ apiGroups: ['authorization.platform.io'], resources: ['subjectaccessreviews', 'localsubjectaccessreviews'], verbs: ['create'] }],
     });
-    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'access-reviewer' }, roleRef: roleRef('ClusterRole', 'access-reviewer'), subjects: [subject('User', 'reviewer')] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'sar-reviewer' }, roleRef: roleRef('ClusterRole', 'sar-reviewer'), subjects: [subject('User', 'reviewer')] });
     // The RBAC index follows writes within a second; wait until the last binding applies.
     await eventually(
       async () => expect((await server.anonymous.post(`${AUTHZ}/subjectaccessreviews`, sar({ user: 'x', resourceAttributes: {} }), { as: REVIEWER })).status).toBe(201),

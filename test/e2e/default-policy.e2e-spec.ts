@@ -50,6 +50,7 @@ const DEFAULT_ROLES = [
   'system:node',
   'system:controller:clusterrole-aggregation-controller',
   'system:controller:namespace-controller',
+  'access-reviewer',
 ];
 
 describe('the default RBAC policy', () => {

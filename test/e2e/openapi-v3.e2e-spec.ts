@@ -47,7 +47,7 @@ describe('/openapi/v3', () => {
 
   it('indexes a document for every served group version', () => {
     expect([...documents.keys()].sort()).toEqual(
-      ['api/v1', `apis/${RBAC_V1}`, 'apis/authorization.platform.io/v1', 'apis/authentication.platform.io/v1'].sort(),
+      ['api/v1', `apis/${RBAC_V1}`, 'apis/authorization.platform.io/v1', 'apis/authentication.platform.io/v1', 'apis/access.platform.io/v1'].sort(),
     );
   });
 
@@ -148,6 +148,10 @@ describe('/openapi/v3', () => {
         ['selfsubjectaccessreviews', 'authorization.platform.io/v1'],
         ['selfsubjectrulesreviews', 'authorization.platform.io/v1'],
         ['selfsubjectreviews', 'authentication.platform.io/v1'],
+        ['resourceaccessreviews', 'access.platform.io/v1'],
+        ['localresourceaccessreviews', 'access.platform.io/v1'],
+        ['subjectrulesreviews', 'access.platform.io/v1'],
+        ['accessexplanations', 'access.platform.io/v1'],
       ];
       for (const [resource, apiVersion] of served) {
         const out = await explain(resource, `--api-version=${apiVersion}`);

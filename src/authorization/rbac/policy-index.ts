@@ -166,6 +166,18 @@ export class PolicyIndex implements RuleVisiting {
     return [...this.clusterRoles.values()];
   }
 
+  /** Every object of one kind the index holds (readers that build their own indexes from it, at a resync). */
+  objectsOf(kind: RbacKind): KubeObject[] {
+    switch (kind) {
+      case 'Role':
+        return [...this.roles.values()];
+      case 'ClusterRole':
+        return [...this.clusterRoles.values()];
+      default:
+        return [...this.bindings.values()].filter((b) => b.kind === kind).map((b) => b.object);
+    }
+  }
+
   /** How many objects of each kind the index holds (for logs, tests and benchmarks; walks the bindings). */
   counts(): Record<RbacKind, number> {
     let roleBindings = 0;

@@ -26,6 +26,7 @@ const LEGACY = '';
 const AUTHENTICATION = 'authentication.platform.io';
 const AUTHORIZATION = 'authorization.platform.io';
 const CERTIFICATES = 'certificates.platform.io';
+const ACCESS = 'access.platform.io';
 
 const API_VERSION = `${RBAC_GROUP}/${RBAC_VERSION}`;
 
@@ -196,6 +197,14 @@ export function defaultClusterRoles(): ClusterRole[] {
       // Delegating authentication and authorization checks to this server.
       name: 'system:auth-delegator',
       rules: [resourceRule(['create'], [AUTHENTICATION], ['tokenreviews']), resourceRule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])],
+    },
+    {
+      // Access analysis (who can, what can, why). Not aggregated into admin, edit or view:
+      // the answers disclose other subjects' permissions.
+      name: 'access-reviewer',
+      rules: [
+        resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
+      ],
     },
   ];
   return [...roles.map(clusterRole), ...controllerRoles().map((r) => clusterRole({ name: r.metadata.name!, rules: r.rules ?? [] }))];

@@ -214,6 +214,7 @@ describe('the default policy', () => {
   it('has kube’s default roles and bindings', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
+        'access-reviewer',
         'admin',
         'cluster-admin',
         'edit',

@@ -1,0 +1,199 @@
+import { aggregateErrors } from '../apimachinery/aggregate-errors';
+import { SYSTEM_MASTERS, UserInfo } from '../apimachinery/user-info';
+import { AuthorizationAttributes, Authorizer } from '../authorization/authorizer';
+import { AuthorizerAnswer, AuthorizerChain } from '../authorization/authorizer-chain';
+import { PolicyIndex } from '../authorization/rbac/policy-index';
+import { ruleAllows } from '../authorization/rbac/rule-matching';
+import { fileSubject, subjectKeysOf } from '../authorization/rbac/subjects';
+import { Subject } from '../rbac/kinds/types';
+import { AccessIndex, BindingEntry, resourceTokens } from './access-index';
+import {
+  AccessExplanationStatus,
+  AccessGrant,
+  AuthorizerDecisionRecord,
+  BindingReference,
+  NearMiss,
+  ResourceAccessReviewStatus,
+  RoleReference,
+  RuleGrant,
+  UnusableBinding,
+} from './access-types';
+import { dimensionsOf, missingDimensions, rankNearMisses } from './rule-diagnosis';
+
+/**
+ * The answers of access.platform.io: who may do something (from the reverse indexes,
+ * checked with the RBAC authorizer's matching against the policy index), and why a
+ * subject may or may not (the authorizer chain itself, traced, plus the rules of the
+ * subject's own bindings).
+ */
+
+const RBAC_TYPE = 'RBAC';
+
+export function bindingReference(b: { kind: 'RoleBinding' | 'ClusterRoleBinding'; namespace: string; name: string }): BindingReference {
+  return b.kind === 'RoleBinding' ? { kind: b.kind, namespace: b.namespace, name: b.name } : { kind: b.kind, name: b.name };
+}
+
+function roleReference(binding: BindingEntry): RoleReference {
+  return { kind: String(binding.object.roleRef?.kind ?? ''), name: String(binding.object.roleRef?.name ?? '') };
+}
+
+/** Why an authorizer of the chain cannot say whom it allows (undefined: it can, or it is RBAC). */
+function notEnumerable(authorizer: Authorizer): string | undefined {
+  switch (authorizer.type) {
+    case RBAC_TYPE:
+    case 'AlwaysDeny':
+      return undefined;
+    case 'AlwaysAllow':
+      return `authorizer ${authorizer.name} (AlwaysAllow) allows every subject`;
+    case 'Node':
+      return `authorizer ${authorizer.name} (Node) cannot enumerate the nodes (group system:nodes) it allows`;
+    default:
+      return `authorizer ${authorizer.name} (${authorizer.type}) cannot enumerate the subjects it allows`;
+  }
+}
+
+export class AccessAnalyzer {
+  constructor(
+    private readonly chain: AuthorizerChain,
+    private readonly policy: PolicyIndex,
+    private readonly index: AccessIndex,
+  ) {}
+
+  /**
+   * ResourceAccessReview: every user and group the chain allows the action, as far as it can
+   * tell. The subject fields of `attrs.user` are ignored.
+   */
+  whoCan(attrs: AuthorizationAttributes): ResourceAccessReviewStatus {
+    const users = new Set<string>();
+    const groups = new Set<string>([SYSTEM_MASTERS]);
+    const errors: string[] = [];
+    let grants: AccessGrant[] = [];
+    let rbacAsked = false;
+    for (const authorizer of this.chain.authorizers) {
+      if (authorizer.type === RBAC_TYPE) {
+        if (!rbacAsked) grants = this.rbacGrants(attrs, users, groups);
+        rbacAsked = true;
+        continue;
+      }
+      const why = notEnumerable(authorizer);
+      if (why) errors.push(why);
+      // Nothing after these is ever asked.
+      if (authorizer.type === 'AlwaysDeny' || authorizer.type === 'AlwaysAllow') break;
+    }
+    return {
+      users: [...users].sort(),
+      groups: [...groups].sort(),
+      grants,
+      incomplete: errors.length > 0,
+      ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}),
+    };
+  }
+
+  /**
+   * The bindings whose role allows the action in scope, each with the subjects it really
+   * grants to (well-formed ones, as the authorizer files them), which go into `users` and `groups`.
+   */
+  private rbacGrants(attrs: AuthorizationAttributes, users: Set<string>, groups: Set<string>): AccessGrant[] {
+    const candidates = attrs.isResourceRequest
+      ? this.index.candidateBindings(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace)
+      : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
+    const keyed: Array<{ key: string; grant: AccessGrant }> = [];
+    for (const binding of candidates) {
+      const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
+      if (!resolved.rules || !resolved.rules.some((rule) => ruleAllows(rule, attrs))) continue;
+      const subjects: Subject[] = [];
+      for (const subject of Array.isArray(binding.object.subjects) ? binding.object.subjects : []) {
+        const filings = fileSubject(subject, binding.namespace);
+        if (!filings.length || filings.some((f) => f.error)) continue;
+        subjects.push(copySubject(subject));
+        for (const { key } of filings) (key.startsWith('u:') ? users : groups).add(key.slice(2));
+      }
+      if (!subjects.length) continue;
+      const grant = { binding: bindingReference(binding), role: roleReference(binding), subjects };
+      keyed.push({ key: `${binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${binding.namespace}\u0000${binding.name}`, grant });
+    }
+    // Cluster-wide first, then by namespace and name: a stable order for readers and diffs.
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return keyed.map((k) => k.grant);
+  }
+
+  /** AccessExplanation: the chain's decision, traced, and RBAC's view of it. */
+  async explain(attrs: AuthorizationAttributes): Promise<Omit<AccessExplanationStatus, 'evaluationError'> & { chainError?: string }> {
+    const trace: AuthorizerAnswer[] = [];
+    const result = await this.chain.authorize(attrs, trace);
+    const decisions: AuthorizerDecisionRecord[] = trace.map((t) => ({
+      authorizer: { type: t.type, name: t.name },
+      decision: t.result.decision,
+      ...(t.result.reason ? { reason: t.result.reason } : {}),
+    }));
+    const status: Omit<AccessExplanationStatus, 'evaluationError'> & { chainError?: string } = {
+      allowed: result.decision === 'Allow',
+      ...(result.decision === 'Deny' ? { denied: true } : {}),
+      ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.evaluationError ? { chainError: result.evaluationError } : {}),
+      decisions,
+      grants: [],
+    };
+    if (!this.chain.authorizers.some((a) => a.type === RBAC_TYPE)) return status;
+    status.grants = this.ruleGrants(attrs);
+    if (!status.grants.length) {
+      const { nearMisses, unusable } = this.nearMisses(attrs.user, attrs);
+      status.nearMisses = nearMisses;
+      status.unusableBindings = unusable;
+    }
+    return status;
+  }
+
+  /** Every binding, role and rule index that allows the action (not only the first, as the authorizer stops at). */
+  ruleGrants(attrs: AuthorizationAttributes): RuleGrant[] {
+    const grants: RuleGrant[] = [];
+    let current: { binding: unknown; rules: readonly unknown[] } | undefined;
+    this.policy.visitRulesFor(attrs.user, attrs.namespace, (source, rule) => {
+      if (!source || !rule || !ruleAllows(rule, attrs)) return true;
+      const b = source.binding;
+      if (current?.binding !== b) current = { binding: b, rules: this.policy.rulesOfRoleRef(b.roleRef, b.namespace).rules ?? [] };
+      grants.push({
+        binding: bindingReference(b),
+        role: { kind: String(b.roleRef?.kind ?? ''), name: String(b.roleRef?.name ?? '') },
+        ruleIndex: current.rules.indexOf(rule),
+        rule: structuredClone(rule),
+      });
+      return true;
+    });
+    return grants;
+  }
+
+  /** The subject's own bindings, in any namespace: their closest rules, and those that cannot be used. */
+  nearMisses(user: UserInfo, attrs: AuthorizationAttributes): { nearMisses: NearMiss[]; unusable: UnusableBinding[] } {
+    const keys = subjectKeysOf(user);
+    const candidates: NearMiss[] = [];
+    const unusable: UnusableBinding[] = [];
+    for (const binding of this.index.bindingsNaming(keys)) {
+      const subjects = Array.isArray(binding.object.subjects) ? binding.object.subjects : [];
+      const filings = subjects.flatMap((s) => fileSubject(s, binding.namespace)).filter((f) => keys.includes(f.key));
+      const wellFormed = filings.some((f) => !f.error);
+      const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
+      const inScope = binding.kind === 'ClusterRoleBinding' || binding.namespace === attrs.namespace;
+      if (resolved.error !== undefined) {
+        if (wellFormed && inScope) unusable.push({ binding: bindingReference(binding), role: roleReference(binding), reason: resolved.error });
+        continue;
+      }
+      if (!wellFormed) {
+        if (inScope && resolved.rules.some((rule) => ruleAllows(rule, attrs))) {
+          const why = filings.map((f) => f.error).find((e) => e) ?? 'its subject is malformed';
+          unusable.push({ binding: bindingReference(binding), role: roleReference(binding), reason: why });
+        }
+        continue;
+      }
+      resolved.rules.forEach((rule, ruleIndex) => {
+        const missing = missingDimensions(rule, binding, attrs);
+        if (missing) candidates.push({ binding: bindingReference(binding), role: roleReference(binding), ruleIndex, rule: structuredClone(rule), missing });
+      });
+    }
+    return { nearMisses: rankNearMisses(candidates, dimensionsOf(attrs)), unusable };
+  }
+}
+
+function copySubject(s: Subject): Subject {
+  return { kind: s.kind, ...(s.apiGroup !== undefined ? { apiGroup: s.apiGroup } : {}), name: s.name, ...(s.namespace ? { namespace: s.namespace } : {}) };
+}

@@ -1,0 +1,243 @@
+import { KubeObject } from '../apimachinery/types';
+import { PolicyChange, PolicyIndex, RbacKind } from '../authorization/rbac/policy-index';
+import { fileSubject, SubjectKey } from '../authorization/rbac/subjects';
+import { PolicyRule, RoleBinding } from '../rbac/kinds/types';
+
+/**
+ * Reverse indexes over the RBAC policy index, for questions the authorizer never asks
+ * ("who may do X?"): the roles whose rules mention a verb and a resource, the bindings
+ * that reference a role, and the bindings that name a subject. They only select
+ * candidates; every answer is then checked against the policy index's own objects with
+ * the authorizer's matching, so a stale candidate can never grant.
+ *
+ * Fed from the policy index's change events (and rebuilt from its objects when it
+ * resyncs), so it holds no I/O and follows whatever feeds the policy index.
+ */
+
+export type BindingKind = 'RoleBinding' | 'ClusterRoleBinding';
+
+/** A binding as this index keeps it. */
+export interface BindingEntry {
+  kind: BindingKind;
+  /** '' for a ClusterRoleBinding. */
+  namespace: string;
+  name: string;
+  object: RoleBinding;
+  /** The key of the role its roleRef names, when the kind is one RBAC resolves. */
+  roleKey?: string;
+}
+
+export const clusterRoleKey = (name: string) => `ClusterRole/${name}`;
+export const roleKey = (namespace: string, name: string) => `Role/${namespace}/${name}`;
+const bindingId = (kind: BindingKind, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+const SEP = '\u0000';
+/** Rules with non-resource URLs are filed under this resource token. */
+const NON_RESOURCE = `${SEP}nonResource`;
+
+/** Resource tokens under which a request for `resource[/subresource]` may be granted. */
+export function resourceTokens(resource: string, subresource: string): string[] {
+  if (!subresource) return [resource, '*'];
+  return [`${resource}/${subresource}`, '*', `*/${subresource}`];
+}
+
+function ruleTokens(rule: PolicyRule): string[] {
+  const tokens: string[] = [];
+  const verbs = Array.isArray(rule?.verbs) ? rule.verbs : [];
+  const resources = [...(Array.isArray(rule?.resources) ? rule.resources : []), ...(rule?.nonResourceURLs?.length ? [NON_RESOURCE] : [])];
+  for (const verb of verbs) for (const resource of resources) tokens.push(`${verb}${SEP}${resource}`);
+  return tokens;
+}
+
+function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function remove<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (!set.size) map.delete(key);
+}
+
+/** Role keys filed by `verb␀resource` token, so a question visits only roles that mention both. */
+class RuleTokenIndex {
+  private byToken = new Map<string, Set<string>>();
+  private tokensOf = new Map<string, string[]>();
+
+  set(key: string, rules: readonly PolicyRule[] | null | undefined): void {
+    this.delete(key);
+    const tokens = [...new Set((Array.isArray(rules) ? rules : []).flatMap(ruleTokens))];
+    for (const token of tokens) add(this.byToken, token, key);
+    this.tokensOf.set(key, tokens);
+  }
+
+  delete(key: string): void {
+    for (const token of this.tokensOf.get(key) ?? []) remove(this.byToken, token, key);
+    this.tokensOf.delete(key);
+  }
+
+  /** Roles with a rule naming `verb` (or `*`) and one of the resource tokens. */
+  candidates(verb: string, resources: readonly string[], into: Set<string>): void {
+    for (const v of verb === '*' ? ['*'] : [verb, '*']) {
+      for (const r of resources) for (const key of this.byToken.get(`${v}${SEP}${r}`) ?? []) into.add(key);
+    }
+  }
+
+  get size(): number {
+    return this.tokensOf.size;
+  }
+}
+
+export class AccessIndex {
+  private clusterRoleRules = new RuleTokenIndex();
+  /** Role rules per namespace: a Role only grants through bindings in its own namespace. */
+  private roleRules = new Map<string, RuleTokenIndex>();
+  private bindings = new Map<string, BindingEntry>();
+  /** role key -> binding namespace ('' for ClusterRoleBindings) -> bindings. */
+  private byRole = new Map<string, Map<string, Set<BindingEntry>>>();
+  /** Subject key (`u:`/`g:`, as the policy index files subjects) -> bindings naming it, well-formed or not. */
+  private bySubject = new Map<SubjectKey, Set<BindingEntry>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly policy: PolicyIndex) {
+    this.unsubscribe = policy.onChange((change) => this.apply(change));
+    this.rebuild();
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  /**
+   * The bindings that may grant `verb` on `resource[/subresource]` (or, with
+   * `nonResource`, a non-resource URL) in `namespace` ('' = cluster-wide only): those whose
+   * role has a rule naming the verb and resource, or wildcards, in scope.
+   */
+  candidateBindings(verb: string, resources: readonly string[], namespace: string): BindingEntry[] {
+    const clusterRoles = new Set<string>();
+    this.clusterRoleRules.candidates(verb, resources, clusterRoles);
+    const roles = new Set<string>();
+    if (namespace) this.roleRules.get(namespace)?.candidates(verb, resources, roles);
+    const found: BindingEntry[] = [];
+    const collect = (key: string, scope: string) => {
+      for (const binding of this.byRole.get(key)?.get(scope) ?? []) found.push(binding);
+    };
+    for (const key of clusterRoles) {
+      collect(key, '');
+      if (namespace) collect(key, namespace);
+    }
+    for (const key of roles) collect(key, namespace);
+    return found;
+  }
+
+  /** Resource token for non-resource rules. */
+  static readonly NON_RESOURCE = NON_RESOURCE;
+
+  /** Every binding that names one of the keys, in any namespace (malformed subjects included). */
+  bindingsNaming(keys: readonly SubjectKey[]): BindingEntry[] {
+    const found = new Set<BindingEntry>();
+    for (const key of keys) for (const binding of this.bySubject.get(key) ?? []) found.add(binding);
+    return [...found];
+  }
+
+  counts(): { roles: number; bindings: number } {
+    let roles = this.clusterRoleRules.size;
+    for (const index of this.roleRules.values()) roles += index.size;
+    return { roles, bindings: this.bindings.size };
+  }
+
+  // ---- feeding ----------------------------------------------------------------------------
+
+  private apply(change: PolicyChange): void {
+    if (change.type === 'RESYNCED') return this.rebuild();
+    const { kind, object } = change;
+    if (change.type === 'DELETED') this.delete(kind, object);
+    else this.upsert(kind, object);
+  }
+
+  private rebuild(): void {
+    this.clusterRoleRules = new RuleTokenIndex();
+    this.roleRules = new Map();
+    this.bindings = new Map();
+    this.byRole = new Map();
+    this.bySubject = new Map();
+    for (const kind of ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'] as RbacKind[]) {
+      for (const object of this.policy.objectsOf(kind)) this.upsert(kind, object);
+    }
+  }
+
+  private upsert(kind: RbacKind, object: KubeObject): void {
+    const namespace = object.metadata?.namespace ?? '';
+    const name = object.metadata?.name ?? '';
+    const rules = (object as { rules?: PolicyRule[] | null }).rules;
+    switch (kind) {
+      case 'ClusterRole':
+        this.clusterRoleRules.set(clusterRoleKey(name), rules);
+        return;
+      case 'Role': {
+        let index = this.roleRules.get(namespace);
+        if (!index) this.roleRules.set(namespace, (index = new RuleTokenIndex()));
+        index.set(roleKey(namespace, name), rules);
+        return;
+      }
+      default:
+        this.deleteBinding(kind, kind === 'RoleBinding' ? namespace : '', name);
+        this.addBinding(kind, object as RoleBinding);
+    }
+  }
+
+  private delete(kind: RbacKind, object: KubeObject): void {
+    const namespace = object.metadata?.namespace ?? '';
+    const name = object.metadata?.name ?? '';
+    switch (kind) {
+      case 'ClusterRole':
+        this.clusterRoleRules.delete(clusterRoleKey(name));
+        return;
+      case 'Role': {
+        const index = this.roleRules.get(namespace);
+        index?.delete(roleKey(namespace, name));
+        if (index && !index.size) this.roleRules.delete(namespace);
+        return;
+      }
+      default:
+        this.deleteBinding(kind, kind === 'RoleBinding' ? namespace : '', name);
+    }
+  }
+
+  private addBinding(kind: BindingKind, object: RoleBinding): void {
+    const namespace = kind === 'RoleBinding' ? (object.metadata?.namespace ?? '') : '';
+    const name = object.metadata?.name ?? '';
+    const ref = object.roleRef;
+    const key = ref?.kind === 'ClusterRole' ? clusterRoleKey(ref.name) : ref?.kind === 'Role' && namespace ? roleKey(namespace, ref.name) : undefined;
+    const entry: BindingEntry = { kind, namespace, name, object, roleKey: key };
+    this.bindings.set(bindingId(kind, namespace, name), entry);
+    if (key) {
+      let scopes = this.byRole.get(key);
+      if (!scopes) this.byRole.set(key, (scopes = new Map<string, Set<BindingEntry>>()));
+      add(scopes, namespace, entry);
+    }
+    for (const subjectKey of this.subjectKeys(entry)) add(this.bySubject, subjectKey, entry);
+  }
+
+  private deleteBinding(kind: BindingKind, namespace: string, name: string): void {
+    const id = bindingId(kind, namespace, name);
+    const entry = this.bindings.get(id);
+    if (!entry) return;
+    this.bindings.delete(id);
+    if (entry.roleKey) {
+      const scopes = this.byRole.get(entry.roleKey);
+      if (scopes) {
+        remove(scopes, namespace, entry);
+        if (!scopes.size) this.byRole.delete(entry.roleKey);
+      }
+    }
+    for (const subjectKey of this.subjectKeys(entry)) remove(this.bySubject, subjectKey, entry);
+  }
+
+  private subjectKeys(entry: BindingEntry): Set<SubjectKey> {
+    const subjects = Array.isArray(entry.object.subjects) ? entry.object.subjects : [];
+    return new Set(subjects.flatMap((s) => fileSubject(s, entry.namespace).map((f) => f.key)));
+  }
+}

@@ -1,0 +1,87 @@
+import { Inject, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ApiModule } from '../api/api.module';
+import { ResourceRegistry } from '../api/resources/registry';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { AuthorizerChain } from '../authorization/authorizer-chain';
+import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
+import { RbacIndex } from '../authorization/rbac/rbac-index.service';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { reviewAttributes, reviewedUser, reviewEvaluationError, subjectAccessReviewAttributes } from '../reviews/access-review-attributes';
+import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from '../reviews/review-types';
+import { accessReviewSpecToWire, rulesReviewStatusToWire } from '../reviews/review-wire';
+import { AccessAnalyzer } from './access-analyzer';
+import { AccessIndex } from './access-index';
+import { accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType } from './access-kinds';
+import { AccessStorage } from './access-storage';
+import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
+import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
+
+/** Without the AuthorizeWithSelectors gate the selector fields do not exist: they are dropped first. */
+function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
+  delete spec.resourceAttributes?.fieldSelector;
+  delete spec.resourceAttributes?.labelSelector;
+}
+
+/**
+ * access.platform.io/v1: ResourceAccessReview and LocalResourceAccessReview (who may do
+ * it), SubjectRulesReview (what may a subject do), AccessExplanation (why was it allowed or
+ * not). Answered from the RBAC policy index and the authorizer chain that make the real
+ * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
+ */
+@Module({ imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule] })
+export class AccessModule implements OnModuleInit, OnModuleDestroy {
+  private index: AccessIndex | undefined;
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly chain: AuthorizerChain,
+    private readonly policy: RbacIndex,
+    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+  ) {}
+
+  onModuleInit(): void {
+    const index = (this.index = new AccessIndex(this.policy));
+    const analyzer = new AccessAnalyzer(this.chain, this.policy, index);
+    const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
+    const normalize = (spec: SelfSubjectAccessReviewSpec) => {
+      if (!attributeOptions().authorizeWithSelectors) dropSelectors(spec);
+    };
+    const ready = () => this.policy.ready();
+
+    const whoCan = async (spec: ResourceAccessReviewSpec) => {
+      await ready();
+      const attrs = reviewAttributes({ username: '', groups: [] }, spec, attributeOptions());
+      const status = analyzer.whoCan(attrs);
+      status.evaluationError = reviewEvaluationError(status.evaluationError, attrs);
+      return { spec: accessReviewSpecToWire(spec), status: resourceAccessReviewStatusToWire(status) };
+    };
+
+    this.registry.register(
+      accessExplanationType,
+      new AccessStorage<SubjectAccessReviewSpec>(
+        accessExplanationType,
+        async (spec) => {
+          await ready();
+          const attrs = subjectAccessReviewAttributes(spec, attributeOptions());
+          const { chainError, ...status } = await analyzer.explain(attrs);
+          const evaluationError = reviewEvaluationError(chainError, attrs);
+          return { spec: accessReviewSpecToWire(spec), status: accessExplanationStatusToWire({ ...status, evaluationError }) };
+        },
+        normalize,
+      ),
+    );
+    this.registry.register(localResourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(localResourceAccessReviewType, whoCan, normalize));
+    this.registry.register(resourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(resourceAccessReviewType, whoCan, normalize));
+    this.registry.register(
+      subjectRulesReviewType,
+      new AccessStorage<SubjectRulesReviewSpec>(subjectRulesReviewType, async (spec) => {
+        const rules = await this.chain.rulesFor(reviewedUser(spec), spec.namespace ?? '');
+        return { spec: subjectRulesReviewSpecToWire(spec), status: rulesReviewStatusToWire(rules) };
+      }),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.index?.close();
+  }
+}
