@@ -167,8 +167,9 @@ describe('access analysis (access.platform.io/v1)', () => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ apiVersion: 'access.platform.io/v1', kind: 'ResourceAccessReview', spec: { resourceAttributes: { verb: 'delete', resource: 'secrets', namespace: 'prod' } } });
       const { status } = res.body;
-      // The namespace controller (a default binding) deletes everything in a namespace.
-      expect(status.users).toEqual(['bob', 'system:controller:namespace-controller', 'system:serviceaccount:prod:deployer']);
+      // The namespace controller (a default binding) deletes everything in a namespace; the
+      // tokens controller deletes service-account token Secrets.
+      expect(status.users).toEqual(['bob', 'system:controller:namespace-controller', 'system:controller:tokens-controller', 'system:serviceaccount:prod:deployer']);
       expect(status.groups).toEqual(['ops', 'system:masters']);
       expect(status.grants).toEqual([
         { binding: { kind: 'ClusterRoleBinding', name: 'cluster-admin' }, role: { kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [subject('Group', 'system:masters')] },
@@ -177,6 +178,11 @@ describe('access analysis (access.platform.io/v1)', () => {
           binding: { kind: 'ClusterRoleBinding', name: 'system:controller:namespace-controller' },
           role: { kind: 'ClusterRole', name: 'system:controller:namespace-controller' },
           subjects: [subject('User', 'system:controller:namespace-controller')],
+        },
+        {
+          binding: { kind: 'ClusterRoleBinding', name: 'system:controller:tokens-controller' },
+          role: { kind: 'ClusterRole', name: 'system:controller:tokens-controller' },
+          subjects: [subject('User', 'system:controller:tokens-controller')],
         },
         {
           binding: { kind: 'RoleBinding', namespace: 'prod', name: 'prod-secrets' },
@@ -191,7 +197,7 @@ describe('access analysis (access.platform.io/v1)', () => {
 
     it('reads an empty namespace as "in every namespace": only cluster-wide grants count', async () => {
       const res = await server.admin.post(`${ACCESS}/resourceaccessreviews`, rar({ resourceAttributes: { verb: 'delete', resource: 'secrets' } }));
-      expect(res.body.status.users).toEqual(['system:controller:namespace-controller']);
+      expect(res.body.status.users).toEqual(['system:controller:namespace-controller', 'system:controller:tokens-controller']);
       expect(res.body.status.groups).toEqual(['ops', 'system:masters']);
     });
 
@@ -230,7 +236,7 @@ describe('access analysis (access.platform.io/v1)', () => {
       expect(res.status).toBe(201);
       expect(res.body.metadata.namespace).toBe('prod');
       expect(res.body.spec.resourceAttributes.namespace).toBe('prod');
-      expect(res.body.status.users).toEqual(['bob', 'system:controller:namespace-controller', 'system:serviceaccount:prod:deployer']);
+      expect(res.body.status.users).toEqual(['bob', 'system:controller:namespace-controller', 'system:controller:tokens-controller', 'system:serviceaccount:prod:deployer']);
     });
 
     it('refuses another namespace and non-resource questions with 422', async () => {

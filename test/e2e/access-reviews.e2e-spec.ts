@@ -86,6 +86,7 @@ describe('access reviews (--authorization-mode=RBAC,Node)', () => {
       const authn = await server.admin.get(AUTHN);
       expect(authn.body.resources).toEqual([
         { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+        { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
       ]);
     });
 

@@ -209,7 +209,7 @@ describe('--runtime-config', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      options: { runtimeConfig: parseRuntimeConfig('authorization.platform.io/v1=false,rbac.authorization.platform.io/v1/rolebindings=false,api/alpha=true') },
+      options: { runtimeConfig: parseRuntimeConfig('authorization.platform.io/v1=false,access.platform.io/v1=false,rbac.authorization.platform.io/v1/rolebindings=false,api/alpha=true') },
     });
   });
   afterAll(() => server.close());
@@ -231,6 +231,17 @@ describe('--runtime-config', () => {
     expect((await server.admin.get('/openapi/v3/apis/authorization.platform.io/v1')).status).toBe(404);
     const v2 = (await server.admin.get('/openapi/v2', { headers: { Accept: 'application/json' } })).body;
     expect(Object.keys(v2.paths).filter((p) => p.includes('/authorization.platform.io/'))).toEqual([]);
+  });
+
+  it('removes the access analysis group like any other', async () => {
+    const explanation = { apiVersion: 'access.platform.io/v1', kind: 'AccessExplanation', spec: { user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' } } };
+    const refused = await server.admin.post('/apis/access.platform.io/v1/accessexplanations', explanation);
+    expect(refused.status).toBe(404);
+    expect(refused.body).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+    expect((await server.admin.get('/apis/access.platform.io/v1')).status).toBe(404);
+    const groups = (await server.admin.get('/apis')).body.groups.map((g: { name: string }) => g.name);
+    expect(groups).not.toContain('access.platform.io');
+    expect(Object.keys((await server.admin.get('/openapi/v3')).body.paths)).not.toContain('apis/access.platform.io/v1');
   });
 
   it('removes a disabled resource and keeps the rest of its version', async () => {

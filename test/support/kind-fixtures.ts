@@ -12,6 +12,7 @@ type SampleBody = () => Sample;
 const RBAC = 'rbac.authorization.platform.io';
 const AUTHZ = 'authorization.platform.io';
 const AUTHN = 'authentication.platform.io';
+const ACCESS = 'access.platform.io';
 
 /** Kinds with the storage verbs: a body that validates, to which the suite adds metadata. */
 export const STORED_KIND_SAMPLES: Record<string, SampleBody> = {
@@ -48,6 +49,11 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
   [`${AUTHZ}/v1/LocalSubjectAccessReview`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
   [`${AUTHZ}/v1/SelfSubjectRulesReview`]: () => ({ spec: { namespace: 'default' } }),
   [`${AUTHN}/v1/SelfSubjectReview`]: () => ({}),
+  [`${AUTHN}/v1/TokenReview`]: () => ({ spec: { token: 'not-a-token' } }),
+  [`${ACCESS}/v1/ResourceAccessReview`]: () => ({ spec: { resourceAttributes } }),
+  [`${ACCESS}/v1/LocalResourceAccessReview`]: () => ({ spec: { resourceAttributes } }),
+  [`${ACCESS}/v1/SubjectRulesReview`]: () => ({ spec: { user: 'alice', namespace: 'default' } }),
+  [`${ACCESS}/v1/AccessExplanation`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
 };
 
 /** The key of a kind in the sample tables. */
