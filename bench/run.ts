@@ -7,6 +7,7 @@ import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
+import { runProcessBench } from './process';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
@@ -17,7 +18,8 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
  * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
  * only create throughput on the embedded store, with and without fsync per commit;
- * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts).
+ * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts);
+ * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -170,6 +172,9 @@ async function main() {
   if (process.argv.includes('rbac')) return runRbacBench();
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts).
   if (process.argv.includes('reviews')) return runAccessReviewBench();
+  // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
+  // whole server processes next to a bare Nest app (bench/process.ts).
+  if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');
