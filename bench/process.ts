@@ -18,7 +18,7 @@ import { createCertificateAuthority, issueServingCertificate } from '../src/serv
  *   process and for its main thread.
  * Rounds alternate the processes; figures are medians, each also as a ratio to the bare app's.
  */
-const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3000);
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
