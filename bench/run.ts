@@ -11,6 +11,7 @@ import { runAuthnBench } from './authn';
 import { runAccessBench } from './access';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
+import { runProcessBench } from './process';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
@@ -22,7 +23,8 @@ import { BenchServer, startBaseline, startBenchServer } from './servers';
  * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
  * only create throughput on the embedded store, with and without fsync per commit; `-- metrics-cost`
  * only the SubjectAccessReview benchmark with and without request metrics (bench/metrics-cost.ts);
- * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts).
+ * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts);
+ * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -183,6 +185,9 @@ async function main() {
   if (process.argv.includes('authn')) return runAuthnBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
+  // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
+  // whole server processes next to a bare Nest app (bench/process.ts).
+  if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');

@@ -113,6 +113,18 @@ function showHiddenMetricsVersion(value: string): string {
   return value;
 }
 
+/**
+ * A PostgreSQL memory setting in its own units (`16MB`, `512kB`, `1GB`), here in bytes; at least
+ * PostgreSQL's minimum shared_buffers (128kB) and at most 1GB (the embedded engine's memory is 2GB).
+ */
+function postgresMemory(value: string): number {
+  const m = /^(\d+)(kB|MB|GB)$/.exec(value);
+  if (!m) throw new Error(`${JSON.stringify(value)} is not a size in kB, MB or GB (e.g. 16MB)`);
+  const bytes = Number(m[1]) * { kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[m[2] as 'kB' | 'MB' | 'GB'];
+  if (bytes < 128 * 1024 || bytes > 1024 ** 3) throw new Error('must be between 128kB and 1GB, inclusive');
+  return bytes;
+}
+
 /** A file path flag: an empty value is a mistake, not "unset". */
 function path(value: string): string {
   if (value === '') throw new Error('must not be empty');
@@ -300,6 +312,15 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       parse: bool,
       default: d.embeddedFsync,
       shown: 'true',
+    },
+    {
+      name: 'embedded-shared-buffers',
+      type: 'string',
+      group: STORAGE,
+      usage: "The embedded store's page cache (PostgreSQL's shared_buffers, e.g. 16MB). All of it is resident from the start; the data directory is read through the host's file cache too.",
+      parse: postgresMemory,
+      default: d.embeddedSharedBuffersBytes,
+      shown: '"16MB"',
     },
     {
       name: 'history-window',
@@ -672,6 +693,7 @@ interface ParsedFlags {
   dataDir: string;
   databaseUrl?: string;
   embeddedFsync: boolean;
+  embeddedSharedBuffers: number;
   historyWindow: number;
   watchCacheSizeBytes: number;
   tokenAuthFile?: string;
@@ -809,6 +831,9 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
   if (databaseUrl && given('embeddedFsync')) {
     throw new FlagError('--embedded-fsync applies to the embedded store only; with --database-url the PostgreSQL server decides how commits reach its disk');
   }
+  if (databaseUrl && given('embeddedSharedBuffers')) {
+    throw new FlagError('--embedded-shared-buffers applies to the embedded store only; with --database-url the PostgreSQL server has its own shared_buffers');
+  }
   // kube's BuiltInAuthorizationOptions.Validate: the configuration file excludes the legacy
   // flags; without it, the policy file goes with mode ABAC and the webhook file with Webhook.
   if (o.authorizationConfig) {
@@ -840,6 +865,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     dataDir: o.dataDir,
     databaseUrl,
     embeddedFsync: o.embeddedFsync,
+    embeddedSharedBuffersBytes: o.embeddedSharedBuffers,
     historyWindowSeconds: o.historyWindow / 1000,
     watchCacheSizeBytes: o.watchCacheSizeBytes,
     tokenAuthFile: o.tokenAuthFile,

@@ -22,6 +22,8 @@ export interface ServerOptions {
   databaseUrl?: string;
   /** --embedded-fsync: the embedded store syncs every commit to disk (default true, as PostgreSQL). */
   embeddedFsync: boolean;
+  /** --embedded-shared-buffers in bytes: the embedded engine's shared_buffers (default 16 MiB). */
+  embeddedSharedBuffersBytes: number;
   /** --history-window in seconds (default 300). */
   historyWindowSeconds: number;
   /** --watch-cache-size-bytes: how much of the recent changes watchers replay from is kept in memory. */
@@ -189,6 +191,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     bindAddress: '127.0.0.1',
     dataDir: './data',
     embeddedFsync: true,
+    embeddedSharedBuffersBytes: 16 * 1024 * 1024,
     historyWindowSeconds: 300,
     watchCacheSizeBytes: DEFAULT_WATCH_CACHE_SIZE_BYTES,
     featureGates: FeatureGates.defaults(),

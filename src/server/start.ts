@@ -64,7 +64,7 @@ function exposeMetrics(options: ServerOptions): void {
 /** Opens and migrates the configured store; an unreachable PostgreSQL is a bad --database-url. */
 async function openStore(options: ServerOptions, hooks: StorageTestHooks = {}): Promise<Database> {
   try {
-    return await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, fsync: options.embeddedFsync, ...hooks });
+    return await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, fsync: options.embeddedFsync, sharedBuffersBytes: options.embeddedSharedBuffersBytes, ...hooks });
   } catch (err) {
     if (err instanceof DatabaseUnreachableError) throw FlagError.about('--database-url', err.message);
     throw err;

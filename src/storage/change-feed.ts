@@ -5,6 +5,11 @@ import { Change, ObjectStore, RevisionCompactedError } from './object-store';
 /** Something that calls back when another writer committed (LISTEN/NOTIFY); may miss calls. */
 export interface WakeupSource {
   subscribe(onWake: () => void): Promise<() => Promise<void>>;
+  /**
+   * Every committed change wakes the feed (the embedded store: only this process can write to
+   * it and its NOTIFY cannot be lost), so the log is never polled.
+   */
+  readonly complete?: boolean;
 }
 
 /** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
@@ -33,7 +38,7 @@ const DEFAULTS: ChangeFeedOptions = {
 
 /**
  * This process's view of the shared change log: tails it from the last revision seen,
- * woken by NOTIFY and by a poll, and keeps a window of recent changes that watchers
+ * woken by NOTIFY and (unless the wake-ups are complete) by a poll, and keeps a window of recent changes that watchers
  * replay from. Every replica runs one, so all see the same changes in the same order.
  */
 export class ChangeFeed {
@@ -65,6 +70,7 @@ export class ChangeFeed {
   async start(): Promise<void> {
     this.head = BigInt(await this.store.currentRevision());
     if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe(() => this.poke());
+    if (this.wakeups?.complete) return;
     this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
     this.timer.unref();
     this.started = true;

@@ -19,6 +19,8 @@ export interface DatabaseSettings {
   templateDump?: Uint8Array;
   /** Embedded only: sync every commit to disk (default true; `--embedded-fsync`). */
   fsync?: boolean;
+  /** Embedded only: PostgreSQL's shared_buffers in bytes (`--embedded-shared-buffers`). */
+  sharedBuffersBytes?: number;
 }
 
 /** The PostgreSQL server of a database URL does not answer or refuses the connection. */
@@ -144,7 +146,7 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     const fresh = isEmptyDir(dir);
     const durable = settings.fsync !== false;
     mkdirSync(dir, { recursive: true });
-    const pglite = await startPGlite(dir, { dump: fresh ? settings.templateDump : undefined, durable });
+    const pglite = await startPGlite(dir, { dump: fresh ? settings.templateDump : undefined, durable, sharedBuffersBytes: settings.sharedBuffersBytes });
     // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
     // it ran are synced once here, with the directory entries that lead to them.
     if (fresh && durable) syncTree(dir, settings.dataDir);

@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstr
 import { DataSource } from 'typeorm';
 import { ALL_PROBES, HealthChecks, withinTimeout } from '../health/health-checks';
 import { HealthModule } from '../health/health.module';
-import { CHANGE_WAKEUPS } from './change-feed';
+import { CHANGE_WAKEUPS, WakeupSource } from './change-feed';
 import { ChangeFeedService } from './change-feed.service';
 import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
@@ -91,8 +91,12 @@ export class StorageModule {
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },
         {
           provide: CHANGE_WAKEUPS,
-          useFactory: (notifier: ChangeNotifier) => ({ subscribe: (onWake: () => void) => notifier.listen(() => onWake()) }),
-          inject: [CHANGE_NOTIFIER],
+          // The embedded store has one writer, this process, whose NOTIFYs arrive: no polling.
+          useFactory: (notifier: ChangeNotifier, db: Database): WakeupSource => ({
+            subscribe: (onWake: () => void) => notifier.listen(() => onWake()),
+            complete: db.engine === 'pglite',
+          }),
+          inject: [CHANGE_NOTIFIER, DATABASE],
         },
         {
           provide: COMPACTOR,

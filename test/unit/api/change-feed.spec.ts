@@ -37,6 +37,26 @@ describe('ChangeFeed', () => {
     expect(feed.headRevision()).toBe('2');
   });
 
+  it('does not poll the log when every commit wakes it, and reads it on each wake-up', async () => {
+    let wake: () => void = () => undefined;
+    const complete = new ChangeFeed(
+      store,
+      { complete: true, subscribe: async (onWake) => ((wake = onWake), async () => undefined) },
+      { pollIntervalMs: 20 },
+    );
+    await complete.start();
+    try {
+      await store.create(key('quiet'), obj('quiet'));
+      expect(await complete.waitForNewer('1', 200)).toBe(false);
+      expect(complete.headRevision()).toBe('1');
+      wake();
+      expect(await complete.waitForNewer('1', 1000)).toBe(true);
+      expect(complete.headRevision()).toBe('2');
+    } finally {
+      await complete.stop();
+    }
+  });
+
   it('replays from the log what fell out of its memory window', async () => {
     for (let i = 0; i < 6; i++) await store.create(key(`x${i}`), obj(`x${i}`));
     await feed.poke();

@@ -59,6 +59,9 @@ describe('server flags', () => {
     [['--token-auth-file='], 'invalid argument "" for "--token-auth-file" flag: must not be empty'],
     [['--tls-cert-file=a.crt'], 'must be given together'],
     [['--embedded-fsync=false', '--database-url=postgres://db/x'], '--embedded-fsync applies to the embedded store only'],
+    [['--embedded-shared-buffers=16'], 'invalid argument "16" for "--embedded-shared-buffers" flag: "16" is not a size in kB, MB or GB (e.g. 16MB)'],
+    [['--embedded-shared-buffers=64kB'], 'invalid argument "64kB" for "--embedded-shared-buffers" flag: must be between 128kB and 1GB, inclusive'],
+    [['--embedded-shared-buffers=32MB', '--database-url=postgres://db/x'], '--embedded-shared-buffers applies to the embedded store only'],
     [['extra'], '"platform-authz-apiserver" does not take any arguments, got ["extra"]'],
   ])('rejects %j, naming the flag as kube does', (argv, message) => {
     expect(() => parseServerFlags(argv, {})).toThrow(FlagError);
@@ -72,6 +75,9 @@ describe('server flags', () => {
     expect(parseServerFlags(['--history-window=1h30m'], {}).historyWindowSeconds).toBe(5400);
     expect(parseServerFlags(['--history-window=1500ms'], {}).historyWindowSeconds).toBe(1.5);
     expect(parseServerFlags([], {}).migrateOnly).toBe(false);
+    expect(parseServerFlags([], {}).embeddedSharedBuffersBytes).toBe(16 * 1024 * 1024);
+    expect(parseServerFlags(['--embedded-shared-buffers=512kB'], {}).embeddedSharedBuffersBytes).toBe(512 * 1024);
+    expect(parseServerFlags(['--embedded-shared-buffers=1GB'], {}).embeddedSharedBuffersBytes).toBe(1024 ** 3);
     expect(parseServerFlags(['--migrate-only'], {}).migrateOnly).toBe(true);
   });
 
@@ -91,6 +97,7 @@ describe('server flags', () => {
     expect(line('--history-window')).toMatch(/--history-window duration +.*\(default 5m0s\)$/);
     expect(line('--anonymous-auth')).toMatch(/--anonymous-auth +Enables .*\(default true\)$/);
     expect(line('--embedded-fsync')).toMatch(/--embedded-fsync +.*\(default true\)$/);
+    expect(line('--embedded-shared-buffers')).toMatch(/--embedded-shared-buffers string +.*\(default "16MB"\)$/);
     expect(line('--authorization-mode')).toMatch(/--authorization-mode strings +.*\(default \[Node,RBAC\]\)$/);
     expect(line('--authorization-webhook-version')).toMatch(/\(default "v1beta1"\)$/);
     // Zero values print no default, and nothing prints an object.
