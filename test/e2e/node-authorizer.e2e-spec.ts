@@ -135,8 +135,9 @@ describe('Node authorization and NodeRestriction (mode Node, selector gates on)'
   });
 
   it('authorizes tokens only for the service accounts of its pods', async () => {
-    // The token subresource is not served here: allowed requests end in 404, refused ones in 403.
-    expect((await n1.post(`${NS}/serviceaccounts/builder/token`, { spec: {} })).status).toBe(404);
+    const issued = await n1.post(`${NS}/serviceaccounts/builder/token`, { spec: {} });
+    expect(issued.status).toBe(201);
+    expect(issued.body).toMatchObject({ kind: 'TokenRequest', status: { token: expect.any(String) } });
     const refused = await n1.post(`${NS}/serviceaccounts/default/token`, { spec: {} });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain(NODE_FORBIDDEN);
