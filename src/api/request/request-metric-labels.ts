@@ -1,20 +1,6 @@
 import type { RequestInfo } from './request-info';
 
-/**
- * The labels of kube's request metrics for one request, from its request info, never from
- * raw path text the caller chose: a resource the server does not serve is `other`, as is a
- * non-resource path it does not answer, so a caller cannot create series at will.
- */
-export interface RequestMetricLabels {
-  verb: string;
-  dry_run: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  scope: string;
-  component: string;
-}
+import type { RequestLabels } from '../../metrics/request-metrics';
 
 /** kube's label value for anything outside the bounded sets. */
 export const OTHER = 'other';
@@ -53,9 +39,14 @@ export interface LabelInputs {
   code: number;
 }
 
-export function requestMetricLabels(input: LabelInputs): RequestMetricLabels {
+/**
+ * The labels of kube's request metrics for one request, from its request info, never from
+ * raw path text the caller chose: a resource the server does not serve is `other`, as is a
+ * non-resource path it does not answer, so a caller cannot create series at will.
+ */
+export function requestMetricLabels(input: LabelInputs): RequestLabels {
   const { info } = input;
-  const labels: RequestMetricLabels = {
+  const labels: RequestLabels = {
     verb: reportedVerb(input),
     dry_run: dryRunLabel(input.dryRun),
     group: '',

@@ -10,20 +10,11 @@ import {
   DEFAULT_UNAUTHORIZED_TTL_MS,
   WebhookConfiguration,
 } from './types';
-import { shapeProblem } from './schema';
+import { isObject, jsonType, shapeProblem } from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
 export class ConfigDecodeError extends Error {}
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function jsonType(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'object';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value;
-}
 
 function duration(value: unknown, fallbackMs: number): number {
   if (value === undefined || value === null) return fallbackMs;

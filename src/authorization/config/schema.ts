@@ -16,9 +16,10 @@ const NESTED = new Map<SchemaClass, Map<string, { schema: () => SchemaClass; lis
 /** Go's struct name of each schema class. */
 const GO_NAMES = new Map<SchemaClass, string>();
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function jsonType(value: unknown): string {
+/** The JSON type of a value as Go's decoder names it in errors. */
+export function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'object';

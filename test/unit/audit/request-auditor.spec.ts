@@ -51,6 +51,8 @@ describe('the request auditor', () => {
     const sent: Record<string, string> = {};
     const res = Object.assign(new EventEmitter(), {
       statusCode: 200,
+      headersSent: false,
+      hasHeader: (name: string) => name in sent,
       setHeader: (name: string, value: string) => (sent[name] = value),
       writeHead: () => undefined,
     });
