@@ -2,6 +2,7 @@ import * as fc from 'fast-check';
 import { HttpResponse } from '../support/https-client';
 import { MAX_NESTING_DEPTH } from '../../src/api/validation/nesting';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/eventually';
 
 /**
  * Property-based fuzzing over HTTPS, seeded so every run sends the same requests: create,
@@ -190,6 +191,13 @@ describe('fuzzed requests', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
+    // The service-account controller writes each namespace's default ServiceAccount after
+    // start; the checks below compare the store's revision, so that must be done first.
+    await eventually(async () => {
+      const namespaces = (await server.admin.get('/api/v1/namespaces')).body.items.map((n: { metadata: { name: string } }) => n.metadata.name);
+      const accounts = (await server.admin.get('/api/v1/serviceaccounts')).body.items.map((a: { metadata: { namespace: string } }) => a.metadata.namespace);
+      expect(accounts.sort()).toEqual(namespaces.sort());
+    }, 30_000);
     expect((await server.admin.post(CONFIGMAPS, { metadata: { name: 'fz' }, data: { k: 'v' } })).status).toBe(201);
     expect((await server.admin.post(ROLES, { metadata: { name: 'fz' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })).status).toBe(201);
   });
