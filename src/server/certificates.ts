@@ -59,8 +59,9 @@ function utf8(fields: forge.pki.CertificateField[]): forge.pki.CertificateField[
   return fields.map((f) => ({ ...f, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }));
 }
 
+/** Unique even for authorities made in the same second: a verifier finds an issuer by its name. */
 function caSubject(): forge.pki.CertificateField[] {
-  return [{ name: 'commonName', value: `platform-ca-${Math.floor(Date.now() / 1000)}` }];
+  return [{ name: 'commonName', value: `platform-ca-${Math.floor(Date.now() / 1000)}-${randomBytes(4).toString('hex')}` }];
 }
 
 function subjectOf(certPem: string): forge.pki.CertificateField[] {
