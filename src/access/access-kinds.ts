@@ -1,6 +1,5 @@
-import { FieldError } from '../apimachinery/field-errors';
-import { KubeObject } from '../apimachinery/types';
-import { ResourceStrategy, ResourceType, StrategyContext } from '../api/schema/resource-type';
+import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
+import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
 import { StructSchema } from '../api/schema/schema';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
 import { ACCESS_GROUP, ACCESS_VERSION, AccessExplanation, ResourceAccessReview, SubjectRulesReview } from './access-types';
@@ -16,39 +15,15 @@ import {
  * create only, no Table, JSON and YAML (no protobuf messages: kube has none for them).
  */
 
-function strategy(validate: (obj: KubeObject) => FieldError[], prepareForCreate?: ResourceStrategy['prepareForCreate']): ResourceStrategy {
-  return { allowCreateOnUpdate: false, allowUnconditionalUpdate: false, prepareForCreate, validate, validateUpdate: () => [] };
-}
-
-function accessType(kind: string, plural: string, namespaced: boolean, schema: StructSchema, kindStrategy: ResourceStrategy): ResourceType {
-  return {
-    group: ACCESS_GROUP,
-    version: ACCESS_VERSION,
-    kind,
-    listKind: `${kind}List`,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced,
-    verbs: ['create'],
-    nameValidator: () => [],
-    schema,
-    strategy: kindStrategy,
-    table: 'none',
-  };
-}
-
-/** An empty spec.resourceAttributes.namespace takes the request's. */
-function defaultNamespace(obj: KubeObject, ctx: StrategyContext): void {
-  const attrs = (obj as ResourceAccessReview).spec?.resourceAttributes;
-  if (attrs && !attrs.namespace) attrs.namespace = ctx.namespace;
-}
+const accessType = (kind: string, plural: string, namespaced: boolean, schema: StructSchema, strategy: ResourceStrategy): ResourceType =>
+  createOnlyType(ACCESS_GROUP, ACCESS_VERSION, kind, plural, namespaced, schema, strategy);
 
 export const resourceAccessReviewType = accessType(
   'ResourceAccessReview',
   'resourceaccessreviews',
   false,
   resourceAccessReviewSchema,
-  strategy((obj) => validateResourceAccessReview(obj as ResourceAccessReview)),
+  reviewStrategy((obj) => validateResourceAccessReview(obj as ResourceAccessReview)),
 );
 
 export const localResourceAccessReviewType = accessType(
@@ -56,7 +31,7 @@ export const localResourceAccessReviewType = accessType(
   'localresourceaccessreviews',
   true,
   localResourceAccessReviewSchema,
-  strategy((obj) => validateLocalResourceAccessReview(obj as ResourceAccessReview), defaultNamespace),
+  reviewStrategy((obj) => validateLocalResourceAccessReview(obj as ResourceAccessReview), defaultReviewNamespace),
 );
 
 export const subjectRulesReviewType = accessType(
@@ -64,7 +39,7 @@ export const subjectRulesReviewType = accessType(
   'subjectrulesreviews',
   false,
   subjectRulesReviewSchema,
-  strategy((obj) => validateSubjectRulesReview(obj as SubjectRulesReview)),
+  reviewStrategy((obj) => validateSubjectRulesReview(obj as SubjectRulesReview)),
 );
 
 export const accessExplanationType = accessType(
@@ -72,7 +47,7 @@ export const accessExplanationType = accessType(
   'accessexplanations',
   false,
   accessExplanationSchema,
-  strategy((obj) => validateAccessExplanation(obj as AccessExplanation)),
+  reviewStrategy((obj) => validateAccessExplanation(obj as AccessExplanation)),
 );
 
 /** In the installer's order (sorted by path), which discovery shows. */

@@ -23,7 +23,7 @@ import { AccessReview, AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, REVIEW_VERSION
 const noNameRules = (): string[] => [];
 
 /** Reviews are only created; the update hooks exist because every strategy has them. */
-function reviewStrategy(validate: (review: KubeObject) => FieldError[], prepareForCreate?: ResourceStrategy['prepareForCreate']): ResourceStrategy {
+export function reviewStrategy(validate: (review: KubeObject) => FieldError[], prepareForCreate?: ResourceStrategy['prepareForCreate']): ResourceStrategy {
   return {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
@@ -35,9 +35,22 @@ function reviewStrategy(validate: (review: KubeObject) => FieldError[], prepareF
 
 function reviewType(group: string, kind: string, plural: string, namespaced: boolean, schema: StructSchema, strategy: ResourceStrategy): ResourceType {
   const protoPackage = `platform.io.api.${group.split('.')[0]}.${REVIEW_VERSION}`;
+  return { ...createOnlyType(group, REVIEW_VERSION, kind, plural, namespaced, schema, strategy), protobuf: { message: `${protoPackage}.${kind}` } };
+}
+
+/** A kind that is only ever created (a question answered in its status): no Table, no list, no name rules. */
+export function createOnlyType(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  schema: StructSchema,
+  strategy: ResourceStrategy,
+): ResourceType {
   return {
     group,
-    version: REVIEW_VERSION,
+    version,
     kind,
     // Never served: a review cannot be listed (the definition needs a name all the same).
     listKind: `${kind}List`,
@@ -49,15 +62,14 @@ function reviewType(group: string, kind: string, plural: string, namespaced: boo
     schema,
     strategy,
     table: 'none',
-    protobuf: { message: `${protoPackage}.${kind}` },
   };
 }
 
 /**
- * A LocalSubjectAccessReview asks about its own namespace: an empty
- * spec.resourceAttributes.namespace takes the request's, as the service's contract says.
+ * A local review (LocalSubjectAccessReview, LocalResourceAccessReview) asks about its own
+ * namespace: an empty spec.resourceAttributes.namespace takes the request's.
  */
-function defaultReviewNamespace(obj: KubeObject, ctx: StrategyContext): void {
+export function defaultReviewNamespace(obj: KubeObject, ctx: StrategyContext): void {
   const attrs = (obj as AccessReview).spec?.resourceAttributes;
   if (attrs && !attrs.namespace) attrs.namespace = ctx.namespace;
 }
