@@ -29,7 +29,7 @@ async function createRole(server: TestServer, name: string): Promise<void> {
 
 describe('the embedded store on disk', () => {
   it('syncs the write-ahead log to disk before it acknowledges a write (by default)', async () => {
-    const server = await startTestServer({ embedded: true });
+    const server = await startTestServer({ embedded: true, options: { embeddedFsync: true } });
     try {
       const synced = await syncedDuring(() => createRole(server, 'durable'));
       const wal = join(server.dataDir, 'db', 'pg_wal');

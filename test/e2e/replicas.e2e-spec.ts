@@ -33,7 +33,7 @@ describeWithPostgres('several replicas on one PostgreSQL', (pgUrl) => {
       const timer = setTimeout(() => reject(new Error(`replica did not start: ${out}`)), 30000);
       const onData = (c: Buffer) => {
         out += c.toString();
-        const m = /serving on (https:\/\/\S+)/.exec(out);
+        const m = /serving on (https:\/\/\S+)\n/.exec(out);
         if (m) {
           clearTimeout(timer);
           resolve(m[1]);

@@ -36,7 +36,7 @@ function startProcess(args: string[]): Promise<Started> {
     }, 120_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /serving on (https:\/\/\S+)/.exec(out);
+      const m = /serving on (https:\/\/\S+)\n/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, url: m[1], exited });

@@ -39,7 +39,7 @@ function startProcess(dataDir: string, args: string[]): Promise<ServerProcess> {
     }, 120_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /serving on (https:\/\/\S+)/.exec(out);
+      const m = /serving on (https:\/\/\S+)\n/.exec(out);
       if (m) {
         clearTimeout(timer);
         const ca = readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropTestSchema, newTestSchema } from './db';
@@ -37,6 +37,41 @@ export interface TestServerOptions {
 }
 
 /**
+ * The key material the first fresh server of a test file generated (its CA, serving certificate, service-account
+ * key and admin kubeconfig), given to the next fresh servers of that file: RSA key generation was about half of a
+ * test server's start-up CPU. Tests that need distinct authorities make their own.
+ */
+let seed: { pki: Map<string, Buffer>; kubeconfig: Buffer } | undefined;
+
+function seedKeyMaterial(dataDir: string): void {
+  if (!seed) return;
+  mkdirSync(join(dataDir, 'pki'), { recursive: true });
+  for (const [name, content] of seed.pki) writeFileSync(join(dataDir, 'pki', name), content, { mode: 0o600 });
+  writeFileSync(join(dataDir, 'admin.kubeconfig'), seed.kubeconfig, { mode: 0o600 });
+}
+
+function keepKeyMaterial(dataDir: string): void {
+  const pki = join(dataDir, 'pki');
+  const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  if (seed || !existsSync(pki) || !existsSync(kubeconfig)) return;
+  seed = { pki: new Map(readdirSync(pki).map((name) => [name, readFileSync(join(pki, name))])), kubeconfig: readFileSync(kubeconfig) };
+}
+
+/** Client certificates by CA, user and groups: each costs a key pair. */
+const clientCertificates = new Map<string, ClientIdentity>();
+
+function clientCertificate(caCertPem: string, caKeyPem: string, user: string, groups: string[]): ClientIdentity {
+  const key = JSON.stringify([caCertPem, user, groups]);
+  let identity = clientCertificates.get(key);
+  if (!identity) {
+    const c = issueClientCertificate(caCertPem, caKeyPem, user, groups);
+    identity = { cert: c.certPem, key: c.keyPem };
+    clientCertificates.set(key, identity);
+  }
+  return identity;
+}
+
+/**
  * Boots the real server over HTTPS on a free port: the embedded store from the migrated
  * template by default, or (with DATABASE_URL) PostgreSQL in a schema of its own.
  */
@@ -46,7 +81,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const schema = databaseUrl && !opts.databaseUrl ? (opts.schema ?? newTestSchema()) : opts.schema;
   const freshEmbedded = !databaseUrl && !opts.dataDir;
   if (freshEmbedded) await ensureTemplate();
-  const options = defaultOptions({ securePort: 0, dataDir, databaseUrl, ...opts.options });
+  if (!opts.dataDir) seedKeyMaterial(dataDir);
+  // Tests that are about durability ask for fsync; the others need not wait for the disk.
+  const options = defaultOptions({ securePort: 0, dataDir, databaseUrl, embeddedFsync: false, ...opts.options });
   let running: RunningServer;
   try {
     running = await startServer(options, {
@@ -59,20 +96,18 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (!opts.keep && databaseUrl && schema && !opts.schema) await dropTestSchema(databaseUrl, schema);
     throw err;
   }
+  if (!opts.dataDir) keepKeyMaterial(dataDir);
   const material = running.material;
-  const admin = issueClientCertificate(material.clientCaPems[0], material.caKeyPem!, 'test-admin', ['system:masters']);
+  const certFor = (user: string, groups: string[] = []) => clientCertificate(material.clientCaPems[0], material.caKeyPem!, user, groups);
   const base = new HttpsClient(running.url, material.caCertPem);
   return {
     url: running.url,
     dataDir,
     kubeconfigPath: running.kubeconfigPath,
-    admin: base.withIdentity({ cert: admin.certPem, key: admin.keyPem }),
+    admin: base.withIdentity(certFor('test-admin', ['system:masters'])),
     anonymous: base,
     running,
-    certFor: (user, groups = []) => {
-      const c = issueClientCertificate(material.clientCaPems[0], material.caKeyPem!, user, groups);
-      return { cert: c.certPem, key: c.keyPem };
-    },
+    certFor,
     async close() {
       await running.close();
       if (opts.keep) return;
