@@ -237,8 +237,9 @@ describe('conformance of every served kind', () => {
         return;
       }
       expect(res.status).toBe(200);
-      // kube's store answers with the list of deleted objects; this server answers a Status.
-      expect(res.body).toMatchObject({ kind: 'Status', status: 'Success' });
+      // kube's store answers with the list of the objects it deleted.
+      expect(res.body).toMatchObject({ kind: `${k.type.kind}List`, apiVersion: k.apiVersion });
+      expect(res.body.items.map((o: { metadata: { name: string } }) => o.metadata.name).sort()).toEqual(['c-dc-a', 'c-dc-b']);
       const left = await server.admin.get(`${k.collection()}?labelSelector=batch%3Ddc`);
       expect(left.body.items).toEqual([]);
       expect((await server.admin.get(k.item('c-dc-keep'))).status).toBe(200);

@@ -267,7 +267,9 @@ describe('generic resource layer over HTTPS', () => {
       await server.admin.post(`${RBAC}/namespaces/dc-2/roles`, role('z', 'dc-2'));
       const res = await server.admin.delete(`${RBAC}/namespaces/dc-1/roles`);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ kind: 'Status', status: 'Success' });
+      // kube's store answers with the list of the objects it deleted.
+      expect(res.body).toMatchObject({ kind: 'RoleList', apiVersion: 'rbac.authorization.platform.io/v1' });
+      expect(res.body.items.map((r: { metadata: { name: string } }) => r.metadata.name).sort()).toEqual(['x', 'y']);
       expect((await server.admin.get(`${RBAC}/namespaces/dc-1/roles`)).body.items).toEqual([]);
       expect((await server.admin.get(`${RBAC}/namespaces/dc-2/roles`)).body.items).toHaveLength(1);
     });

@@ -1,7 +1,7 @@
 import { apiVersionOf, ResourceType, StrategyContext } from '../schema/resource-type';
 import { errors, StatusError, successStatus } from '../../apimachinery/errors';
 import { FieldError, fieldErrors } from '../../apimachinery/field-errors';
-import { isPlainObject, KubeList, KubeObject, Status } from '../../apimachinery/types';
+import { isPlainObject, KubeList, KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta';
 import { objectKey } from '../../apimachinery/store-key';
@@ -349,7 +349,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     return { body: this.present(stored.object), code: 200 };
   }
 
-  async deleteCollection(target: Target, opts: DeleteOptions, listOptions: ListOptions = everything(this.type)): Promise<Status> {
+  async deleteCollection(target: Target, opts: DeleteOptions, listOptions: ListOptions = everything(this.type)): Promise<KubeList> {
     const list = await this.list(target, { ...listOptions, user: opts.user });
     for (const item of list.items) {
       try {
@@ -359,7 +359,7 @@ export class GenericStorage implements Required<ResourceStorage> {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
     }
-    return successStatus();
+    return list;
   }
 
   private checkDeletePreconditions(target: Target, current: StoredObject, opts: DeleteOptions): void {

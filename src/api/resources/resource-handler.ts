@@ -87,8 +87,8 @@ export class ResourceHandler {
       return this.write(req, res, codec, result.code, result.body);
     }
     const deleteCollection = this.resolver.method(resolved, 'deleteCollection', 'deletecollection');
-    const status = await deleteCollection(resolved.target, opts, req.listOptions);
-    this.write(req, res, codec, 200, status);
+    const deleted = await deleteCollection(resolved.target, opts, req.listOptions);
+    this.write(req, res, codec, 200, deleted);
   }
 
   /** A watch on a collection, or on one object (the pipe selected it by metadata.name). */

@@ -81,8 +81,8 @@ export interface ResourceStorage {
   update?(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult>;
   patch?(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult>;
   delete?(target: Target, opts: DeleteOptions): Promise<DeleteResult>;
-  /** Deletes what `list` selects (every object of the target's namespace when absent). */
-  deleteCollection?(target: Target, opts: DeleteOptions, list?: ListOptions): Promise<Status>;
+  /** Deletes what `list` selects (every object of the target's namespace when absent); answers the list as it was (kube's store). */
+  deleteCollection?(target: Target, opts: DeleteOptions, list?: ListOptions): Promise<KubeList>;
 }
 
 /** The storage method that serves each verb. */

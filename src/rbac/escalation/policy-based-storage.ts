@@ -2,7 +2,7 @@ import { AdmissionRequest } from '../../api/resources/admission';
 import { DeleteOptions, DeleteResult, Reader, ResourceStorage, Target, WriteOptions, WriteResult } from '../../api/resources/storage';
 import { GetOptions, ListOptions, WatchOptions } from '../../api/request/read-options';
 import { WatchStream } from '../../api/watch/watch-stream';
-import { KubeList, KubeObject, Status } from '../../apimachinery/types';
+import { KubeList, KubeObject } from '../../apimachinery/types';
 
 /** A check of an object about to be created or updated; throws a StatusError to refuse. */
 export type WriteCheck = (request: AdmissionRequest) => Promise<void>;
@@ -50,7 +50,7 @@ export class PolicyBasedStorage implements Required<ResourceStorage> {
     return this.storage.delete(target, opts);
   }
 
-  deleteCollection(target: Target, opts: DeleteOptions, list?: ListOptions): Promise<Status> {
+  deleteCollection(target: Target, opts: DeleteOptions, list?: ListOptions): Promise<KubeList> {
     return this.storage.deleteCollection(target, opts, list);
   }
 
