@@ -2,6 +2,7 @@ import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-err
 import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../../api/validation/labels';
 import { validatePathSegmentName, validateServiceAccountName } from '../../api/validation/names';
 import { list, record, str, strList } from '../../api/validation/shape';
+import { validateBindingWindow } from './binding-window';
 import {
   ClusterRole,
   ClusterRoleBinding,
@@ -180,7 +181,7 @@ function validateBinding(binding: RoleBinding, allowedKinds: string[], isNamespa
   const subjectErrors = list<Subject>(binding.subjects).flatMap((subject, i) =>
     validateRoleBindingSubject(subject ?? ({} as Subject), isNamespaced, subjectsPath.index(i)),
   );
-  return [...validateRoleRef(binding.roleRef ?? {}, allowedKinds), ...subjectErrors];
+  return [...validateRoleRef(binding.roleRef ?? {}, allowedKinds), ...subjectErrors, ...validateBindingWindow(binding)];
 }
 
 /** A RoleBinding references a Role of its namespace or a ClusterRole. */
