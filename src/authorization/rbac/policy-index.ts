@@ -3,7 +3,7 @@ import { Clock, systemClock } from '../../apimachinery/clock';
 import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
-import { BindingWindow, bindingWindow, isUnbounded, windowState } from '../../rbac/kinds/binding-window';
+import { bindingWindow } from '../../rbac/kinds/binding-window';
 import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
@@ -52,8 +52,9 @@ interface SubjectMatch {
 export class IndexedBinding {
   /** The rules of the role it references; cleared when that role changes. */
   resolved: RoleResolution | undefined;
-  /** Its validity window (time-bound bindings); undefined when it has none. */
-  readonly window: BindingWindow | undefined;
+  /** Its validity window (time-bound bindings), open-ended sides as infinities so the check is two comparisons. */
+  private readonly validFrom: number;
+  private readonly validUntil: number;
 
   constructor(
     readonly kind: BindingKind,
@@ -65,12 +66,13 @@ export class IndexedBinding {
     readonly matches: ReadonlyMap<SubjectKey, SubjectMatch>,
   ) {
     const window = bindingWindow(object);
-    this.window = isUnbounded(window) ? undefined : window;
+    this.validFrom = window.validFrom ?? Number.NEGATIVE_INFINITY;
+    this.validUntil = window.validUntil ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Whether the binding may grant at `now` (ms since the epoch): outside its window it grants nothing. */
+  /** Whether the binding may grant at `now` (ms since the epoch): outside its window it grants nothing (as windowState). */
   grantsAt(now: number): boolean {
-    return this.window === undefined || windowState(this.window, now) === 'active';
+    return now >= this.validFrom && now < this.validUntil;
   }
 
   get roleRef(): RoleRef {

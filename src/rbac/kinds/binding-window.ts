@@ -64,11 +64,6 @@ export function bindingWindow(binding: KubeObject): BindingWindow {
   return { ...(validFrom !== undefined ? { validFrom } : {}), ...(validUntil !== undefined ? { validUntil } : {}) };
 }
 
-/** Whether a window has no limits (most bindings): callers may skip the clock. */
-export function isUnbounded(window: BindingWindow): boolean {
-  return window.validFrom === undefined && window.validUntil === undefined;
-}
-
 /** Where `now` (ms since the epoch) falls in the window. */
 export function windowState(window: BindingWindow, now: number): WindowState {
   if (window.validFrom !== undefined && now < window.validFrom) return 'not-yet-valid';
