@@ -82,6 +82,17 @@ export function windowAnnotations(binding: KubeObject): { validFrom?: string; va
 
 const ANNOTATIONS_PATH = FieldPath.root('metadata').child('annotations');
 
+/**
+ * On update, as kube ratchets stricter validation: a window left exactly as it was stored
+ * (before this validation existed) does not make every other change to the binding fail.
+ */
+export function validateBindingWindowUpdate(binding: KubeObject, old: KubeObject): FieldError[] {
+  const next = annotationsOf(binding);
+  const prev = annotationsOf(old);
+  const unchanged = [VALID_FROM_ANNOTATION, VALID_UNTIL_ANNOTATION].every((key) => Object.hasOwn(next, key) === Object.hasOwn(prev, key) && next[key] === prev[key]);
+  return unchanged ? [] : validateBindingWindow(binding);
+}
+
 /** The window annotations must be RFC 3339 timestamps, and `valid-from` before `valid-until`. */
 export function validateBindingWindow(binding: KubeObject): FieldError[] {
   const annotations = annotationsOf(binding);

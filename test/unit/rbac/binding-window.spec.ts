@@ -12,7 +12,7 @@ import {
   validateBindingWindow,
   windowState,
 } from '../../../src/rbac/kinds/binding-window';
-import { validateClusterRoleBinding, validateRoleBinding } from '../../../src/rbac/kinds/rbac-validation';
+import { validateClusterRoleBinding, validateRoleBinding, validateRoleBindingUpdate } from '../../../src/rbac/kinds/rbac-validation';
 import { RoleBinding } from '../../../src/rbac/kinds/types';
 import { clusterRole, clusterRoleBinding, indexOf, req, roleBinding, U, user } from '../authorization/rbac-fixtures';
 
@@ -95,6 +95,18 @@ describe('validation of the window annotations', () => {
     const same = messages(binding({ from: '2026-03-01T12:00:00+02:00', until: '2026-03-01T10:00:00Z' }));
     expect(same).toEqual([`metadata.annotations[${VALID_UNTIL_ANNOTATION}]: Invalid value: "2026-03-01T10:00:00Z": must be after ${VALID_FROM_ANNOTATION}`]);
     expect(validateBindingWindow(binding({ from: '2026-03-01T10:00:01Z', until: '2026-03-01T10:00:00Z' }))).toHaveLength(1);
+  });
+
+  it('on update, checks a changed window and lets one stored before the check stay as it is', () => {
+    const stored = binding({ until: 'garbage' });
+    const relabelled = { ...stored, subjects: [U('bob')] } as RoleBinding;
+    expect(validateRoleBindingUpdate(relabelled, stored)).toEqual([]);
+    expect(validateRoleBindingUpdate(binding({ until: 'still garbage' }), stored).map((e) => e.field)).toEqual([`metadata.annotations[${VALID_UNTIL_ANNOTATION}]`]);
+    expect(validateRoleBindingUpdate(binding({ from: 'x', until: 'garbage' }), stored).map((e) => e.field)).toEqual([
+      `metadata.annotations[${VALID_FROM_ANNOTATION}]`,
+      `metadata.annotations[${VALID_UNTIL_ANNOTATION}]`,
+    ]);
+    expect(validateRoleBindingUpdate(binding({ until: 'soon' }), binding({}))).toHaveLength(1);
   });
 
   it('applies to ClusterRoleBindings too', () => {
