@@ -275,10 +275,10 @@ export class PolicyIndex implements RuleVisiting {
   }
 
   /**
-   * Calls `fn` once per binding filed under one of the caller's keys and inside its validity
-   * window, with the index of the
+   * Calls `fn` once per binding filed under one of the caller's keys, with the index of the
    * first well-formed subject naming the caller (-1 when only malformed ones do) and the
-   * errors of the malformed ones. `fn` returning false stops the walk.
+   * errors of the malformed ones. `fn` returning false stops the walk. Bindings outside their
+   * validity window at this moment are not visited: they grant nothing.
    */
   private visitBindingsOf(
     user: UserInfo,
