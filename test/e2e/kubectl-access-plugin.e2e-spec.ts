@@ -210,6 +210,21 @@ describe('kubectl access (bin/kubectl-access)', () => {
       expect(Date.parse(window[`${RBAC_GROUP}/valid-until`]) - Date.parse(window[`${RBAC_GROUP}/valid-from`])).toBe(30 * 60_000);
     });
 
+    it('explain names a temporary grant that has expired, with when', async () => {
+      const validUntil = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
+      const expired = {
+        metadata: { name: 'expired-grant', annotations: { [`${RBAC_GROUP}/valid-until`]: validUntil } },
+        roleRef: roleRef('ClusterRole', 'secret-deleter'),
+        subjects: [subject('User', 'dora')],
+      };
+      expect((await server.admin.post(`${RBAC}/namespaces/prod/rolebindings`, expired)).status).toBe(201);
+      await eventually(async () => {
+        const res = await admin('explain', 'dora', 'delete', 'secrets', '-n', 'prod');
+        expect(res.stdout).toContain('Decision: denied (no authorizer allowed it)\n');
+        expect(res.stdout).toContain(`Unusable bindings:\n  RoleBinding prod/expired-grant → ClusterRole secret-deleter: the binding expired at ${validUntil}\n`);
+      });
+    });
+
     it('refuses bad usage, and passes on the server\'s refusal', async () => {
       expect(await admin('grant', 'carl', '--role=r')).toEqual({ code: 1, stdout: '', stderr: 'error: grant needs --for=DURATION (e.g. 2h)\n' });
       expect(await admin('grant', 'carl', '--role=r', '--for=2d')).toEqual({ code: 1, stdout: '', stderr: 'error: --for must be a positive duration such as 30m or 2h, not "2d"\n' });
