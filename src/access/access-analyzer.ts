@@ -5,6 +5,7 @@ import { AuthorizerAnswer, AuthorizerChain } from '../authorization/authorizer-c
 import { PolicyIndex } from '../authorization/rbac/policy-index';
 import { ruleAllows } from '../authorization/rbac/rule-matching';
 import { fileSubject, subjectKeysOf } from '../authorization/rbac/subjects';
+import { bindingWindow, windowAnnotations, windowState } from '../rbac/kinds/binding-window';
 import { Subject } from '../rbac/kinds/types';
 import { AccessIndex, BindingEntry, resourceTokens } from './access-index';
 import {
@@ -98,7 +99,9 @@ export class AccessAnalyzer {
       ? this.index.candidateBindings(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace)
       : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
     const keyed: Array<{ key: string; grant: AccessGrant }> = [];
+    const now = this.policy.clock.now();
     for (const binding of candidates) {
+      if (windowState(bindingWindow(binding.object), now) !== 'active') continue;
       const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
       if (!resolved.rules || !resolved.rules.some((rule) => ruleAllows(rule, attrs))) continue;
       const subjects: Subject[] = [];
@@ -168,6 +171,7 @@ export class AccessAnalyzer {
     const keys = subjectKeysOf(user);
     const candidates: NearMiss[] = [];
     const unusable: UnusableBinding[] = [];
+    const now = this.policy.clock.now();
     for (const binding of this.index.bindingsNaming(keys)) {
       const subjects = Array.isArray(binding.object.subjects) ? binding.object.subjects : [];
       const filings = subjects.flatMap((s) => fileSubject(s, binding.namespace)).filter((f) => keys.includes(f.key));
@@ -185,6 +189,12 @@ export class AccessAnalyzer {
         }
         continue;
       }
+      const state = windowState(bindingWindow(binding.object), now);
+      if (state !== 'active') {
+        // Outside its window a binding grants nothing: name it when it would have granted, else leave it out.
+        if (inScope && resolved.rules.some((rule) => ruleAllows(rule, attrs))) unusable.push(outsideWindow(binding, state));
+        continue;
+      }
       resolved.rules.forEach((rule, ruleIndex) => {
         const missing = missingDimensions(rule, binding, attrs);
         if (missing) candidates.push({ binding: bindingReference(binding), role: roleReference(binding), ruleIndex, rule: structuredClone(rule), missing });
@@ -192,6 +202,14 @@ export class AccessAnalyzer {
     }
     return { nearMisses: rankNearMisses(candidates, dimensionsOf(attrs)), unusable };
   }
+}
+
+/** A time-bound binding that would grant but is outside its window, with that window. */
+function outsideWindow(binding: BindingEntry, state: 'not-yet-valid' | 'expired'): UnusableBinding {
+  const window = windowAnnotations(binding.object);
+  const reason =
+    state === 'expired' ? `the binding expired at ${window.validUntil ?? '(unreadable valid-until)'}` : `the binding is not valid before ${window.validFrom ?? '(unreadable valid-from)'}`;
+  return { binding: bindingReference(binding), role: roleReference(binding), reason, ...window };
 }
 
 function copySubject(s: Subject): Subject {

@@ -129,7 +129,9 @@ const unusableBindingSchema = struct(
   {
     binding: field(bindingReferenceSchema, 'The binding.'),
     role: field(roleReferenceSchema, 'The role the binding references.'),
-    reason: field(string(), 'Why the binding grants nothing (role not found, malformed subject).'),
+    reason: field(string(), 'Why the binding grants nothing (role not found, malformed subject, outside its validity window).'),
+    validFrom: field(string(), 'For a time-bound binding outside its window: its valid-from annotation.'),
+    validUntil: field(string(), 'For a time-bound binding outside its window: its valid-until annotation.'),
   },
   { typeName: 'v1.UnusableBinding', description: 'UnusableBinding is a binding naming the subject that cannot grant anything.' },
 );

@@ -80,6 +80,9 @@ export interface UnusableBinding {
   binding: BindingReference;
   role: RoleReference;
   reason: string;
+  /** The window of a time-bound binding that is outside it (its annotations' text). */
+  validFrom?: string;
+  validUntil?: string;
 }
 
 export interface AccessExplanationStatus {

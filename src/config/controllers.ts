@@ -8,8 +8,16 @@ export const SERVICE_ACCOUNT_CONTROLLER = 'serviceaccount';
 export const SERVICE_ACCOUNT_TOKEN_CONTROLLER = 'serviceaccount-token';
 export const TOKEN_CLEANER_CONTROLLER = 'tokencleaner';
 export const BOOTSTRAP_SIGNER_CONTROLLER = 'bootstrapsigner';
+/** Deletes time-bound bindings once --expired-binding-retention has passed their valid-until. */
+export const BINDING_EXPIRY_CONTROLLER = 'binding-expiry';
 
-export const KNOWN_CONTROLLERS = [BOOTSTRAP_SIGNER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER, SERVICE_ACCOUNT_TOKEN_CONTROLLER, TOKEN_CLEANER_CONTROLLER];
+export const KNOWN_CONTROLLERS = [
+  BINDING_EXPIRY_CONTROLLER,
+  BOOTSTRAP_SIGNER_CONTROLLER,
+  SERVICE_ACCOUNT_CONTROLLER,
+  SERVICE_ACCOUNT_TOKEN_CONTROLLER,
+  TOKEN_CLEANER_CONTROLLER,
+];
 export const DISABLED_BY_DEFAULT_CONTROLLERS = [BOOTSTRAP_SIGNER_CONTROLLER, TOKEN_CLEANER_CONTROLLER];
 
 /** kube's IsControllerEnabled. */

@@ -5,7 +5,7 @@ import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
 import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
-import { DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
+import { BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -441,6 +441,15 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       shown: `[${d.controllers.join(',')}]`,
     },
     {
+      name: 'expired-binding-retention',
+      type: 'duration',
+      group: GENERIC,
+      usage: `How long the ${BINDING_EXPIRY_CONTROLLER} controller keeps a RoleBinding or ClusterRoleBinding after its valid-until annotation has passed, before deleting it. 0 keeps expired bindings forever.`,
+      parse: goDuration,
+      default: d.expiredBindingRetentionMs,
+      shown: '24h0m0s',
+    },
+    {
       name: 'authorization-mode',
       type: 'strings',
       group: AUTHORIZATION,
@@ -750,6 +759,7 @@ interface ParsedFlags {
   serviceAccountMaxTokenExpiration?: number;
   serviceAccountSigningKeyFile?: string;
   controllers: string[];
+  expiredBindingRetention: number;
 }
 
 function program(): Command {
@@ -881,6 +891,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     },
     enableBootstrapTokenAuth: !!o.enableBootstrapTokenAuth,
     controllers: o.controllers,
+    expiredBindingRetentionMs: o.expiredBindingRetention,
     featureGates: o.featureGates,
     runtimeConfig: o.runtimeConfig,
     showHiddenMetricsForVersion: o.showHiddenMetricsForVersion,

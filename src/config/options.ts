@@ -49,6 +49,8 @@ export interface ServerOptions {
   enableBootstrapTokenAuth: boolean;
   /** --controllers, as kube's syntax lists them (`*`, `name`, `-name`); see controllerEnabled. */
   controllers: string[];
+  /** --expired-binding-retention: how long the binding-expiry controller keeps a binding past its valid-until; 0 keeps it forever. */
+  expiredBindingRetentionMs: number;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode and webhook flags. */
@@ -200,6 +202,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     serviceAccounts: { issuers: [], keyFiles: [], apiAudiences: [], maxTokenExpirationSeconds: 0, lookup: true },
     enableBootstrapTokenAuth: false,
     controllers: ['*'],
+    expiredBindingRetentionMs: 24 * 3600_000,
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },

@@ -61,16 +61,17 @@ export class ControllerContext {
     });
   }
 
-  /** Deletes the object if it is still the one read (same uid); already gone is fine. */
-  async delete(type: ResourceType, object: KubeObject): Promise<void> {
+  /** Deletes the object if it is still the one read (same uid); already gone is fine (false). */
+  async delete(type: ResourceType, object: KubeObject): Promise<boolean> {
     try {
       await this.storage(type).delete!(this.target(type, object.metadata.namespace ?? '', object.metadata.name!), {
         user: this.user,
         dryRun: false,
         preconditions: { uid: object.metadata.uid },
       });
+      return true;
     } catch (err) {
-      if (err instanceof StatusError && (err.reason === 'NotFound' || err.reason === 'Conflict')) return;
+      if (err instanceof StatusError && (err.reason === 'NotFound' || err.reason === 'Conflict')) return false;
       throw err;
     }
   }

@@ -3,6 +3,7 @@ import { ApiModule } from '../api/api.module';
 import { ResourceRegistry } from '../api/resources/registry';
 import { SYSTEM_USER } from '../apimachinery/user-info';
 import {
+  BINDING_EXPIRY_CONTROLLER,
   BOOTSTRAP_SIGNER_CONTROLLER,
   controllerEnabled,
   SERVICE_ACCOUNT_CONTROLLER,
@@ -16,6 +17,7 @@ import { ServiceAccountTokens } from '../serviceaccount/service-account-tokens';
 import { Database } from '../storage/database';
 import { SharedInformerFactory } from '../storage/shared-informer-factory';
 import { DATABASE } from '../storage/storage.module';
+import { BINDING_EXPIRY_USER, BindingExpiryController } from './binding-expiry';
 import { BOOTSTRAP_SIGNER_USER, BootstrapSigner } from './bootstrap-signer';
 import { Controller, ControllerContext } from './controller-context';
 import { ControllerRunner } from './controller-runner';
@@ -27,7 +29,8 @@ import { TOKENS_CONTROLLER_USER, TokensController } from './tokens-controller';
 /**
  * The token controllers `--controllers` turns on (kube's names): serviceaccount (a `default`
  * ServiceAccount in every namespace), serviceaccount-token (legacy token Secrets),
- * tokencleaner and bootstrapsigner (off by default, as in kube). They run on the leader, on
+ * tokencleaner and bootstrapsigner (off by default, as in kube); and binding-expiry
+ * (deletes time-bound bindings some time after they expire). They run on the leader, on
  * the shared informers of the kinds they read.
  */
 @Module({ imports: [ApiModule, CoreModule, ServiceAccountModule] })
@@ -48,6 +51,10 @@ export class ControllersModule implements OnApplicationBootstrap, BeforeApplicat
     if (enabled(SERVICE_ACCOUNT_TOKEN_CONTROLLER)) controllers.push(new TokensController(context(TOKENS_CONTROLLER_USER), tokens, tokens.settings.caCertPem));
     if (enabled(TOKEN_CLEANER_CONTROLLER)) controllers.push(new TokenCleaner(context(TOKEN_CLEANER_USER)));
     if (enabled(BOOTSTRAP_SIGNER_CONTROLLER)) controllers.push(new BootstrapSigner(context(BOOTSTRAP_SIGNER_USER)));
+    // A retention of 0 keeps expired bindings forever: nothing to run.
+    if (enabled(BINDING_EXPIRY_CONTROLLER) && options.expiredBindingRetentionMs > 0) {
+      controllers.push(new BindingExpiryController(context(BINDING_EXPIRY_USER), options.expiredBindingRetentionMs));
+    }
     this.runner = new ControllerRunner(controllers, informers, db);
   }
 

@@ -172,6 +172,71 @@ describe('kubectl access (bin/kubectl-access)', () => {
     });
   });
 
+  describe('grant', () => {
+    const TIMESTAMP = '(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ)';
+
+    it('creates a temporary RoleBinding valid from now for the duration, and prints what it created', async () => {
+      const res = await admin('grant', 'carl', '--clusterrole=secret-deleter', '-n', 'prod', '--for=1h30m');
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      const printed = new RegExp(
+        `^rolebinding\\.${RBAC_GROUP.replace(/\./g, '\\.')}/(temporary-secret-deleter-[a-z0-9]{5}) created\\n  ClusterRole secret-deleter to User carl in namespace prod\\n  valid from ${TIMESTAMP} until ${TIMESTAMP}\\n$`,
+      ).exec(res.stdout);
+      expect(printed).not.toBeNull();
+      const [, name, from, until] = printed!;
+      expect(Date.parse(until) - Date.parse(from)).toBe(90 * 60_000);
+      expect(Math.abs(Date.parse(from) - Date.now())).toBeLessThan(5000);
+      const stored = (await server.admin.get(`${RBAC}/namespaces/prod/rolebindings/${name}`)).body;
+      expect(stored).toMatchObject({
+        metadata: {
+          labels: { 'access.platform.io/temporary': 'true' },
+          annotations: { [`${RBAC_GROUP}/valid-from`]: from, [`${RBAC_GROUP}/valid-until`]: until },
+        },
+        roleRef: roleRef('ClusterRole', 'secret-deleter'),
+        subjects: [subject('User', 'carl')],
+      });
+      await eventually(async () => expect((await admin('can-i', 'delete', 'secrets', '-n', 'prod', '--as', 'carl')).stdout).toBe('yes\n'));
+    });
+
+    it('makes a ClusterRoleBinding for a ClusterRole without -n, to a service account and groups, and prints it with -o json', async () => {
+      const res = await admin('grant', 'system:serviceaccount:prod:bot', '--group', 'oncall', '--clusterrole', 'view', '--for', '30m', '-o', 'json');
+      expect(res.code).toBe(0);
+      const created = JSON.parse(res.stdout);
+      expect(created).toMatchObject({
+        kind: 'ClusterRoleBinding',
+        metadata: { name: expect.stringMatching(/^temporary-view-[a-z0-9]{5}$/), labels: { 'access.platform.io/temporary': 'true' } },
+        subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'prod' }, subject('Group', 'oncall')],
+      });
+      const window = created.metadata.annotations;
+      expect(Date.parse(window[`${RBAC_GROUP}/valid-until`]) - Date.parse(window[`${RBAC_GROUP}/valid-from`])).toBe(30 * 60_000);
+    });
+
+    it('explain names a temporary grant that has expired, with when', async () => {
+      const validUntil = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
+      const expired = {
+        metadata: { name: 'expired-grant', annotations: { [`${RBAC_GROUP}/valid-until`]: validUntil } },
+        roleRef: roleRef('ClusterRole', 'secret-deleter'),
+        subjects: [subject('User', 'dora')],
+      };
+      expect((await server.admin.post(`${RBAC}/namespaces/prod/rolebindings`, expired)).status).toBe(201);
+      await eventually(async () => {
+        const res = await admin('explain', 'dora', 'delete', 'secrets', '-n', 'prod');
+        expect(res.stdout).toContain('Decision: denied (no authorizer allowed it)\n');
+        expect(res.stdout).toContain(`Unusable bindings:\n  RoleBinding prod/expired-grant → ClusterRole secret-deleter: the binding expired at ${validUntil}\n`);
+      });
+    });
+
+    it('refuses bad usage, and passes on the server\'s refusal', async () => {
+      expect(await admin('grant', 'carl', '--role=r')).toEqual({ code: 1, stdout: '', stderr: 'error: grant needs --for=DURATION (e.g. 2h)\n' });
+      expect(await admin('grant', 'carl', '--role=r', '--for=2d')).toEqual({ code: 1, stdout: '', stderr: 'error: --for must be a positive duration such as 30m or 2h, not "2d"\n' });
+      expect(await admin('grant', 'carl', '--role=r', '--clusterrole=c', '--for=1h')).toEqual({ code: 1, stdout: '', stderr: 'error: grant needs exactly one of --role and --clusterrole\n' });
+      const refused = await alice('grant', 'carl', '--role=r', '--for=1h');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `error: rolebindings.${RBAC_GROUP} is forbidden: User "alice" cannot create resource "rolebindings" in API group "${RBAC_GROUP}" in the namespace "prod"\n`,
+      );
+    });
+  });
+
   describe('errors: one line, non-zero exit', () => {
     it('names an unknown resource', async () => {
       expect(await alice('who-can', 'get', 'frobs')).toEqual({ code: 1, stdout: '', stderr: 'error: the server doesn\'t have a resource type "frobs"\n' });
@@ -193,7 +258,7 @@ describe('kubectl access (bin/kubectl-access)', () => {
     it('refuses bad usage', async () => {
       expect(await alice('who-can', 'get')).toEqual({ code: 1, stdout: '', stderr: 'error: who-can takes VERB RESOURCE [NAME]\n' });
       expect(await alice('whoami', '-o', 'table')).toEqual({ code: 1, stdout: '', stderr: 'error: --output must be json or yaml, not "table"\n' });
-      expect(await alice('nope')).toMatchObject({ code: 1, stderr: 'error: unknown command "nope" (one of: can-i, who-can, explain, rules, whoami)\n' });
+      expect(await alice('nope')).toMatchObject({ code: 1, stderr: 'error: unknown command "nope" (one of: can-i, who-can, explain, rules, whoami, grant)\n' });
     });
   });
 });

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
+import { Clock, systemClock } from '../../apimachinery/clock';
 import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
+import { bindingWindow } from '../../rbac/kinds/binding-window';
 import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
@@ -50,6 +52,9 @@ interface SubjectMatch {
 export class IndexedBinding {
   /** The rules of the role it references; cleared when that role changes. */
   resolved: RoleResolution | undefined;
+  /** Its validity window (time-bound bindings), open-ended sides as infinities so the check is two comparisons. */
+  private readonly validFrom: number;
+  private readonly validUntil: number;
 
   constructor(
     readonly kind: BindingKind,
@@ -59,7 +64,16 @@ export class IndexedBinding {
     /** The key of the role it references (for invalidation); undefined for unsupported kinds. */
     readonly roleKey: string | undefined,
     readonly matches: ReadonlyMap<SubjectKey, SubjectMatch>,
-  ) {}
+  ) {
+    const window = bindingWindow(object);
+    this.validFrom = window.validFrom ?? Number.NEGATIVE_INFINITY;
+    this.validUntil = window.validUntil ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Whether the binding may grant at `now` (ms since the epoch): outside its window it grants nothing (as windowState). */
+  grantsAt(now: number): boolean {
+    return now >= this.validFrom && now < this.validUntil;
+  }
 
   get roleRef(): RoleRef {
     return this.object.roleRef;
@@ -151,6 +165,9 @@ export class PolicyIndex implements RuleVisiting {
   private dependents = new Map<string, Set<IndexedBinding>>();
   private readonly listeners = new Set<PolicyChangeListener>();
   private readonly logger = new Logger('RbacIndex');
+
+  /** `clock` decides whether time-bound bindings grant, at each visit. */
+  constructor(readonly clock: Clock = systemClock) {}
 
   // ---- reads ------------------------------------------------------------------------------
 
@@ -260,7 +277,8 @@ export class PolicyIndex implements RuleVisiting {
   /**
    * Calls `fn` once per binding filed under one of the caller's keys, with the index of the
    * first well-formed subject naming the caller (-1 when only malformed ones do) and the
-   * errors of the malformed ones. `fn` returning false stops the walk.
+   * errors of the malformed ones. `fn` returning false stops the walk. Bindings outside their
+   * validity window at this moment are not visited: they grant nothing.
    */
   private visitBindingsOf(
     user: UserInfo,
@@ -268,6 +286,7 @@ export class PolicyIndex implements RuleVisiting {
     fn: (binding: IndexedBinding, subjectIndex: number, errors: readonly string[]) => boolean,
   ): void {
     const keys = subjectKeysOf(user);
+    const now = this.clock.now();
     // A binding naming the user and one of its groups is filed under both keys: visit it once.
     const seen = keys.length > 1 ? new Set<IndexedBinding>() : null;
     const walk = (bucket: Map<SubjectKey, Set<IndexedBinding>> | undefined): boolean => {
@@ -280,6 +299,7 @@ export class PolicyIndex implements RuleVisiting {
             if (seen.has(binding)) continue;
             seen.add(binding);
           }
+          if (!binding.grantsAt(now)) continue;
           let first = -1;
           let errors: string[] = [];
           for (const k of keys) {

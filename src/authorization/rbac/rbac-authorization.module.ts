@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CLOCK, systemClock } from '../../apimachinery/clock';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { RbacAuthorizer } from './rbac-authorizer';
@@ -13,8 +14,8 @@ import { RbacIndex } from './rbac-index.service';
  */
 @Module({
   imports: [AuthorizationModule],
-  providers: [RbacIndex],
-  exports: [RbacIndex],
+  providers: [RbacIndex, { provide: CLOCK, useValue: systemClock }],
+  exports: [RbacIndex, CLOCK],
 })
 export class RbacAuthorizationModule {
   constructor(factories: AuthorizerFactories, index: RbacIndex) {

@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { Clock, CLOCK, systemClock } from '../../apimachinery/clock';
 import { KubeObject } from '../../apimachinery/types';
 import { Informer } from '../../storage/informer';
 import { SharedInformerFactory } from '../../storage/shared-informer-factory';
@@ -19,8 +20,8 @@ export class RbacIndex extends PolicyIndex implements BeforeApplicationShutdown 
   private readonly removeHandlers: Array<() => void>;
   private started: Promise<void> | null = null;
 
-  constructor(factory: SharedInformerFactory) {
-    super();
+  constructor(factory: SharedInformerFactory, @Inject(CLOCK) clock: Clock = systemClock) {
+    super(clock);
     this.informers = RBAC_RESOURCES.map((resource) => factory.informerFor(resource));
     this.removeHandlers = RBAC_RESOURCES.map((resource, i) =>
       this.informers[i].addEventHandler({

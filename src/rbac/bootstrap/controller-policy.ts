@@ -36,5 +36,10 @@ export function controllerRoles(): ClusterRole[] {
       metadata: { name: `${CONTROLLER_ROLE_PREFIX}tokens-controller` },
       rules: [resourceRule(['get', 'list', 'watch'], [''], ['serviceaccounts']), resourceRule(['get', 'list', 'watch', 'update', 'delete'], [''], ['secrets'])],
     },
+    {
+      // Deletes time-bound bindings some time after their valid-until.
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}binding-expiry` },
+      rules: [resourceRule(['list', 'watch', 'delete'], [RBAC_GROUP], ['rolebindings', 'clusterrolebindings'])],
+    },
   ];
 }

@@ -2,6 +2,7 @@ import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-err
 import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../../api/validation/labels';
 import { validatePathSegmentName, validateServiceAccountName } from '../../api/validation/names';
 import { list, record, str, strList } from '../../api/validation/shape';
+import { validateBindingWindow, validateBindingWindowUpdate } from './binding-window';
 import {
   ClusterRole,
   ClusterRoleBinding,
@@ -175,22 +176,24 @@ function validateRoleRef(roleRef: Partial<RoleRef>, allowedKinds: string[]): Fie
   return errs;
 }
 
-function validateBinding(binding: RoleBinding, allowedKinds: string[], isNamespaced: boolean): FieldError[] {
+/** `old` on update: a validity window left as stored is not checked again. */
+function validateBinding(binding: RoleBinding, allowedKinds: string[], isNamespaced: boolean, old?: RoleBinding): FieldError[] {
   const subjectsPath = ROOT.child('subjects');
   const subjectErrors = list<Subject>(binding.subjects).flatMap((subject, i) =>
     validateRoleBindingSubject(subject ?? ({} as Subject), isNamespaced, subjectsPath.index(i)),
   );
-  return [...validateRoleRef(binding.roleRef ?? {}, allowedKinds), ...subjectErrors];
+  const windowErrors = old ? validateBindingWindowUpdate(binding, old) : validateBindingWindow(binding);
+  return [...validateRoleRef(binding.roleRef ?? {}, allowedKinds), ...subjectErrors, ...windowErrors];
 }
 
 /** A RoleBinding references a Role of its namespace or a ClusterRole. */
-export function validateRoleBinding(binding: RoleBinding): FieldError[] {
-  return validateBinding(binding, ['Role', 'ClusterRole'], true);
+export function validateRoleBinding(binding: RoleBinding, old?: RoleBinding): FieldError[] {
+  return validateBinding(binding, ['Role', 'ClusterRole'], true, old);
 }
 
 /** A ClusterRoleBinding references only ClusterRoles. */
-export function validateClusterRoleBinding(binding: ClusterRoleBinding): FieldError[] {
-  return validateBinding(binding, ['ClusterRole'], false);
+export function validateClusterRoleBinding(binding: ClusterRoleBinding, old?: ClusterRoleBinding): FieldError[] {
+  return validateBinding(binding, ['ClusterRole'], false, old);
 }
 
 function roleRefOf(binding: RoleBinding): RoleRef {
@@ -207,9 +210,9 @@ export function validateRoleRefUnchanged(binding: RoleBinding, old: RoleBinding)
 }
 
 export function validateRoleBindingUpdate(binding: RoleBinding, old: RoleBinding): FieldError[] {
-  return [...validateRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)];
+  return [...validateRoleBinding(binding, old), ...validateRoleRefUnchanged(binding, old)];
 }
 
 export function validateClusterRoleBindingUpdate(binding: ClusterRoleBinding, old: ClusterRoleBinding): FieldError[] {
-  return [...validateClusterRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)];
+  return [...validateClusterRoleBinding(binding, old), ...validateRoleRefUnchanged(binding, old)];
 }

@@ -1,3 +1,4 @@
+import { Clock } from '../../../src/apimachinery/clock';
 import { UserInfo } from '../../../src/apimachinery/user-info';
 import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 import {
@@ -58,8 +59,8 @@ export interface Objects {
   clusterRoleBindings?: ReturnType<typeof clusterRoleBinding>[];
 }
 
-export function indexOf(objects: Objects): PolicyIndex {
-  const index = new PolicyIndex();
+export function indexOf(objects: Objects, clock?: Clock): PolicyIndex {
+  const index = new PolicyIndex(clock);
   index.replaceAll([
     { resource: ROLES_RESOURCE, items: objects.roles ?? [] },
     { resource: CLUSTER_ROLES_RESOURCE, items: objects.clusterRoles ?? [] },
