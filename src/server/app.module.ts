@@ -28,6 +28,7 @@ import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
 import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
 import { BootstrapTokenModule } from '../bootstrap-token/bootstrap-token.module';
+import { TokenWebhookModule } from '../token-webhook/token-webhook.module';
 import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
@@ -71,6 +72,7 @@ export class AppModule implements NestModule {
         AuthenticationModule,
         BootstrapTokenModule,
         ServiceAccountModule,
+        TokenWebhookModule,
         ControllersModule,
         RbacAuthorizationModule,
         NodeAuthorizerModule,
