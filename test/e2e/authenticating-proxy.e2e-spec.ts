@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
+import { eventually } from '../support/eventually';
 import { ClientIdentity } from '../support/https-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { reviewReply, startTestWebhook, TestWebhook } from '../support/webhook-server';
@@ -18,10 +19,12 @@ describe('authenticating proxy', () => {
   let proxy: ClientIdentity;
   let unlistedProxy: ClientIdentity;
   let foreign: ClientIdentity;
+  let proxyCaPem: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'proxy-e2e-'));
     const proxyCa = createCertificateAuthority();
+    proxyCaPem = proxyCa.certPem;
     const foreignCa = createCertificateAuthority();
     writeFileSync(join(dir, 'proxy-ca.crt'), proxyCa.certPem);
     const identity = (ca: { certPem: string; keyPem: string }, cn: string) => {
@@ -126,6 +129,27 @@ describe('authenticating proxy', () => {
     const res = await whoami(proxy, {});
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('publishes how it authenticates in kube-system/extension-apiserver-authentication', async () => {
+    let data: Record<string, string> = {};
+    await eventually(async () => {
+      const res = await server.admin.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+      expect(res.status).toBe(200);
+      data = res.body.data;
+    });
+    const certificates = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    expect(certificates(data['client-ca-file'])).toEqual(certificates(server.running.material.clientCaPems.join('\n')));
+    expect(certificates(data['requestheader-client-ca-file'])).toEqual(certificates(proxyCaPem));
+    expect(data).toEqual({
+      'client-ca-file': expect.any(String),
+      'requestheader-client-ca-file': expect.any(String),
+      'requestheader-allowed-names': '["front-proxy"]',
+      'requestheader-username-headers': '["X-Remote-User","X-Alt-User"]',
+      'requestheader-uid-headers': '["X-Remote-Uid"]',
+      'requestheader-group-headers': '["X-Remote-Group"]',
+      'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
+    });
   });
 
   it('a bearer token still authenticates on a proxy connection without identity headers', async () => {

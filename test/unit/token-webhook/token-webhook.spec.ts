@@ -66,7 +66,7 @@ type Outcome = { kind: 'success'; user: any; audiences?: string[] } | { kind: 'f
 function run(strategy: TokenWebhookStrategy, token: string | undefined, audiences?: string[]): Promise<Outcome> {
   const req = { headers: token ? { authorization: `Bearer ${token}` } : {}, [AUDIENCES]: audiences } as unknown as Request;
   return new Promise((resolve, reject) => {
-    const s = Object.create(strategy) as TokenWebhookStrategy & Record<string, unknown>;
+    const s = Object.create(strategy) as Record<string, unknown> & { authenticate(req: Request): void };
     s.success = (user: unknown) => resolve({ kind: 'success', user, audiences: (req as any)[AUTHENTICATED_AUDIENCES] });
     s.fail = (message: string) => resolve({ kind: 'fail', message });
     s.pass = () => resolve({ kind: 'pass' });

@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ResourceRegistry } from '../api/resources/registry';
+import { Target } from '../api/resources/storage';
+import { StatusError } from '../apimachinery/errors';
+import { SYSTEM_USER } from '../apimachinery/user-info';
+import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from '../authentication/authenticator';
+import { ConfigMap, configMapType } from '../core/kinds/config-map';
+import { HealthChecks, PostStartHook } from '../health/health-checks';
+
+export const AUTHENTICATION_TRUST_NAMESPACE = 'kube-system';
+export const AUTHENTICATION_TRUST_NAME = 'extension-apiserver-authentication';
+const RETRY_DELAY_MS = 1000;
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of both bundles, each once, in order. */
+function unionPem(existing: string | undefined, ours: string[]): string {
+  const blocks = [...new Set([...(existing ?? '').matchAll(PEM_CERTIFICATE), ...ours.join('\n').matchAll(PEM_CERTIFICATE)].map((m) => m[0]))];
+  return blocks.map((block) => `${block}\n`).join('');
+}
+
+/** A JSON list entry holding both lists' values, each once. */
+function unionList(existing: string | undefined, ours: string[]): string {
+  let before: unknown = [];
+  try {
+    before = JSON.parse(existing ?? '[]');
+  } catch {
+    // a value someone broke is replaced by ours
+  }
+  return JSON.stringify([...new Set([...(Array.isArray(before) ? before.filter((v) => typeof v === 'string') : []), ...ours])]);
+}
+
+/**
+ * kube's cluster authentication trust: what the ConfigMap should hold so that extension
+ * servers can verify callers as this server does, merged with what other servers (or
+ * replicas) published, since each adds its own authorities.
+ */
+export function authenticationTrustData(existing: Record<string, string> | undefined, settings: AuthenticationSettings): Record<string, string> {
+  const data: Record<string, string> = { ...(existing ?? {}) };
+  data['client-ca-file'] = unionPem(data['client-ca-file'], settings.clientCaPems ?? []);
+  const proxy = settings.requestHeader;
+  if (proxy) {
+    data['requestheader-client-ca-file'] = unionPem(data['requestheader-client-ca-file'], [proxy.clientCaPem]);
+    data['requestheader-username-headers'] = unionList(data['requestheader-username-headers'], proxy.usernameHeaders);
+    data['requestheader-uid-headers'] = unionList(data['requestheader-uid-headers'], proxy.uidHeaders);
+    data['requestheader-group-headers'] = unionList(data['requestheader-group-headers'], proxy.groupHeaders);
+    data['requestheader-extra-headers-prefix'] = unionList(data['requestheader-extra-headers-prefix'], proxy.extraHeaderPrefixes);
+    data['requestheader-allowed-names'] = unionList(data['requestheader-allowed-names'], proxy.allowedNames);
+  }
+  return data;
+}
+
+const sameData = (a: Record<string, string> | undefined, b: Record<string, string>) => JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
+
+/**
+ * Publishes ConfigMap kube-system/extension-apiserver-authentication at start (kube's
+ * start-cluster-authentication-info-controller), through the ConfigMap storage as the
+ * server itself; retried until kube-system exists and no other writer is in the way.
+ */
+@Injectable()
+export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ClusterAuthenticationTrust');
+  private readonly hook?: PostStartHook;
+  private stopped = false;
+  /** The first publication (tests wait for it). */
+  published?: Promise<void>;
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    @Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings,
+    @Optional() health?: HealthChecks,
+  ) {
+    this.hook = health?.postStartHook('start-cluster-authentication-info-controller');
+  }
+
+  onApplicationBootstrap(): void {
+    // As kube's hook, done once the publisher runs: readiness does not wait for the write.
+    this.published = this.publishUntilDone();
+    this.hook?.done();
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+  }
+
+  private async publishUntilDone(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.publish();
+        return;
+      } catch (err) {
+        const transient = err instanceof StatusError && (err.code === 404 || err.code === 409);
+        if (!transient) this.logger.error(`unable to publish ${AUTHENTICATION_TRUST_NAMESPACE}/${AUTHENTICATION_TRUST_NAME}: ${(err as Error).message}`);
+        await sleep(RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  private async publish(): Promise<void> {
+    const entry = this.registry.lookup(configMapType.group, configMapType.version, configMapType.plural);
+    if (!entry?.storage.get || !entry.storage.create || !entry.storage.update) return;
+    const target: Target = { type: entry.type, groupResource: { group: '', resource: configMapType.plural }, namespace: AUTHENTICATION_TRUST_NAMESPACE, name: AUTHENTICATION_TRUST_NAME };
+    const options = { user: SYSTEM_USER, dryRun: false };
+    let current: ConfigMap | undefined;
+    try {
+      current = (await entry.storage.get(target, { user: SYSTEM_USER })) as ConfigMap;
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404 && err.reason === 'NotFound' && err.details?.kind === 'configmaps')) throw err;
+    }
+    const data = authenticationTrustData(current?.data, this.settings);
+    if (!current) {
+      await entry.storage.create(target, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_TRUST_NAME, namespace: AUTHENTICATION_TRUST_NAMESPACE }, data }, options);
+    } else if (!sameData(current.data, data)) {
+      await entry.storage.update(target, { ...current, data }, options);
+    }
+  }
+}
