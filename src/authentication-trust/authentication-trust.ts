@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ResourceRegistry } from '../api/resources/registry';
 import { Target } from '../api/resources/storage';
@@ -6,7 +6,6 @@ import { StatusError } from '../apimachinery/errors';
 import { SYSTEM_USER } from '../apimachinery/user-info';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from '../authentication/authenticator';
 import { ConfigMap, configMapType } from '../core/kinds/config-map';
-import { HealthChecks, PostStartHook } from '../health/health-checks';
 
 export const AUTHENTICATION_TRUST_NAMESPACE = 'kube-system';
 export const AUTHENTICATION_TRUST_NAME = 'extension-apiserver-authentication';
@@ -61,23 +60,18 @@ const sameData = (a: Record<string, string> | undefined, b: Record<string, strin
 @Injectable()
 export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ClusterAuthenticationTrust');
-  private readonly hook?: PostStartHook;
   private stopped = false;
-  /** The first publication (tests wait for it). */
+  /** The first publication, settled once written (or given up at shutdown). */
   published?: Promise<void>;
 
   constructor(
     private readonly registry: ResourceRegistry,
     @Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings,
-    @Optional() health?: HealthChecks,
-  ) {
-    this.hook = health?.postStartHook('start-cluster-authentication-info-controller');
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
-    // As kube's hook, done once the publisher runs: readiness does not wait for the write.
+    // In the background: readiness does not wait for the write (kube's hook is done once the controller runs).
     this.published = this.publishUntilDone();
-    this.hook?.done();
   }
 
   onApplicationShutdown(): void {
