@@ -61,8 +61,6 @@ const sameData = (a: Record<string, string> | undefined, b: Record<string, strin
 export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ClusterAuthenticationTrust');
   private stopped = false;
-  /** The first publication, settled once written (or given up at shutdown). */
-  published?: Promise<void>;
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -71,7 +69,7 @@ export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnA
 
   onApplicationBootstrap(): void {
     // In the background: readiness does not wait for the write (kube's hook is done once the controller runs).
-    this.published = this.publishUntilDone();
+    void this.publishUntilDone();
   }
 
   onApplicationShutdown(): void {
