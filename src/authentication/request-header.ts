@@ -116,7 +116,7 @@ export class RequestHeaderStrategy extends AuthenticationStrategy {
   /** Strips the configured identity headers (also from the per-name copy this strategy read). */
   removeHeaders(req: Request): void {
     removeIdentityHeaders(req.headers, this.settings);
-    removeIdentityHeaders(req.headersDistinct, this.settings);
+    if (req.headersDistinct) removeIdentityHeaders(req.headersDistinct, this.settings);
   }
 
   private verdict(socket: TLSSocket): ProxyVerdict {

@@ -1,3 +1,5 @@
+import type { Request, Response } from 'express';
+import { Authenticator } from '../../../src/authentication/authenticator';
 import { FlagError, parseServerFlags } from '../../../src/config/flags';
 import { removeIdentityHeaders, STANDARD_REQUEST_HEADERS, userFromHeaders } from '../../../src/authentication/request-header';
 
@@ -69,5 +71,25 @@ describe('--requestheader-* and --authentication-token-webhook-* flags', () => {
     expect(error).toBeInstanceOf(FlagError);
     if (typeof message === 'string') expect((error as Error).message).toBe(message);
     else expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe('the union removes identity headers once a request is authenticated', () => {
+  const requestHeader = { clientCaPem: '', allowedNames: [], usernameHeaders: ['X-Custom-User'], uidHeaders: [], groupHeaders: ['X-Custom-Group'], extraHeaderPrefixes: ['X-Custom-Extra-'] };
+  const request = () => {
+    const headers = { 'x-custom-user': 'mallory', 'x-custom-group': 'system:masters', 'x-custom-extra-k': 'v', 'x-remote-user': 'mallory', 'x-remote-extra-k': 'v', accept: 'json' };
+    return { headers, headersDistinct: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])), socket: {} } as unknown as Request;
+  };
+
+  it('for anonymous requests (no certificate: the headers named nobody) and token users alike', async () => {
+    const authenticator = new Authenticator({ anonymous: true, requestHeader, staticTokens: new Map([['t', { username: 'tina', groups: [] }]]) });
+    const anonymous = request();
+    expect((await authenticator.authenticate(anonymous, {} as Response)).username).toBe('system:anonymous');
+    expect(anonymous.headers).toEqual({ accept: 'json' });
+    expect(Object.keys(anonymous.headersDistinct)).toEqual(['x-remote-user', 'x-remote-extra-k', 'accept']);
+    const withToken = request();
+    withToken.headers.authorization = 'Bearer t';
+    expect((await authenticator.authenticate(withToken, {} as Response)).username).toBe('tina');
+    expect(withToken.headers).toEqual({ accept: 'json' });
   });
 });
