@@ -10,6 +10,8 @@ import { ConfigMap, configMapType } from '../core/kinds/config-map';
 export const AUTHENTICATION_TRUST_NAMESPACE = 'kube-system';
 export const AUTHENTICATION_TRUST_NAME = 'extension-apiserver-authentication';
 const RETRY_DELAY_MS = 1000;
+/** kube's controller re-checks the ConfigMap every minute. */
+const RESYNC_INTERVAL_MS = 60_000;
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -53,14 +55,15 @@ export function authenticationTrustData(existing: Record<string, string> | undef
 const sameData = (a: Record<string, string> | undefined, b: Record<string, string>) => JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
 
 /**
- * Publishes ConfigMap kube-system/extension-apiserver-authentication at start (kube's
- * start-cluster-authentication-info-controller), through the ConfigMap storage as the
- * server itself; retried until kube-system exists and no other writer is in the way.
+ * Publishes ConfigMap kube-system/extension-apiserver-authentication (kube's
+ * cluster-authentication-trust controller) through the ConfigMap storage as the server
+ * itself: at start, retried until kube-system exists and no other writer is in the way,
+ * then checked every minute (a deleted or edited ConfigMap is put right).
  */
 @Injectable()
 export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ClusterAuthenticationTrust');
-  private stopped = false;
+  private readonly stop = new AbortController();
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -69,22 +72,27 @@ export class AuthenticationTrustPublisher implements OnApplicationBootstrap, OnA
 
   onApplicationBootstrap(): void {
     // In the background: readiness does not wait for the write (kube's hook is done once the controller runs).
-    void this.publishUntilDone();
+    void this.run();
   }
 
   onApplicationShutdown(): void {
-    this.stopped = true;
+    this.stop.abort();
   }
 
-  private async publishUntilDone(): Promise<void> {
-    while (!this.stopped) {
+  private async run(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      let wait = RESYNC_INTERVAL_MS;
       try {
         await this.publish();
-        return;
       } catch (err) {
         const transient = err instanceof StatusError && (err.code === 404 || err.code === 409);
         if (!transient) this.logger.error(`unable to publish ${AUTHENTICATION_TRUST_NAMESPACE}/${AUTHENTICATION_TRUST_NAME}: ${(err as Error).message}`);
-        await sleep(RETRY_DELAY_MS);
+        wait = RETRY_DELAY_MS;
+      }
+      try {
+        await sleep(wait, undefined, { signal: this.stop.signal });
+      } catch {
+        return;
       }
     }
   }
