@@ -1,6 +1,6 @@
 import { closeSync, openSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadWebhookKubeconfig, WebhookConnection } from '../authorization/webhook/kubeconfig';
+import { loadWebhookKubeconfig, WebhookConnection } from '../webhook-client/kubeconfig';
 import { FlagError } from '../config/flags';
 import { AuditBatchOptions, AuditMode, AuditOptions } from '../config/options';
 import { AuditLogFormat, BatchConfig } from './backends';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { recordAuditError } from '../metrics/audit-metrics';
-import { WebhookTransport } from '../authorization/webhook/webhook-transport';
+import { WebhookTransport } from '../webhook-client/webhook-transport';
 import { AuditEvent, eventList, legacyEventLine } from './event';
 
 /** Where audit events go (kube's audit.Backend). */

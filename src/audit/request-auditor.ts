@@ -5,7 +5,7 @@ import { addAuditAnnotation, AuditRecord, auditRecordOf, openAuditRecord } from 
 import { ApiRequest } from '../api/request/request-context';
 import { errors } from '../apimachinery/errors';
 import type { UserInfo } from '../apimachinery/user-info';
-import { DEFAULT_RETRY_BACKOFF, WebhookTransport } from '../authorization/webhook/webhook-transport';
+import { DEFAULT_RETRY_BACKOFF, WebhookTransport } from '../webhook-client/webhook-transport';
 import { recordAuditEvent, recordAuditLevel, recordAuditRejectedRequest } from '../metrics/audit-metrics';
 import { AUDIT_SETTINGS, AuditSettings } from './audit-settings';
 import { AuditBackend, BufferedBackend, LogBackend, stdoutWriter, UnionBackend, WebhookBackend } from './backends';

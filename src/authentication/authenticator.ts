@@ -4,6 +4,9 @@ import { TokenCache } from './token-cache';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { errors } from '../apimachinery/errors';
+import type { WebhookConnection } from '../webhook-client/kubeconfig';
+import { certificatesOf } from './certificate-chain';
+import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header';
 import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, bearerToken, CREDENTIAL_NOT_AFTER, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
@@ -15,9 +18,18 @@ export interface AuthenticationSettings {
   staticTokens?: Map<string, UserInfo>;
   /** How long a bearer token's successful authentication is reused (kube: 10 s); 0: never. */
   tokenCacheTtlMs?: number;
+  /** The --requestheader-* flags: identity headers from an authenticating proxy. */
+  requestHeader?: RequestHeaderSettings;
+  /** The authorities of user client certificates (set at start, once the data-dir CA exists). */
+  clientCaPems?: string[];
+  /** The --authentication-token-webhook-* flags, the kubeconfig read. */
+  tokenWebhook?: { connection: WebhookConnection; version: 'v1' | 'v1beta1'; cacheTtlMs: number };
 }
 
 export const AUTHENTICATION_SETTINGS = Symbol('AUTHENTICATION_SETTINGS');
+
+/** The methods that read the connection (its client certificate), not a token. */
+const CONNECTION_STRATEGIES = new Set([REQUEST_HEADER_STRATEGY, X509_STRATEGY]);
 
 type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
 
@@ -38,7 +50,8 @@ export class Authenticator {
    * certificate cannot change, so later requests on that connection skip the strategies.
    */
   private readonly connectionUsers = new WeakMap<object, { user: UserInfo; until: number }>();
-  private readonly x509 = new X509Strategy();
+  private readonly x509: X509Strategy;
+  private readonly requestHeader?: RequestHeaderStrategy;
 
   private readonly tokenCache?: TokenCache;
 
@@ -47,6 +60,15 @@ export class Authenticator {
     @Optional() feed?: ChangeFeedService,
   ) {
     if (feed && settings.tokenCacheTtlMs) this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision());
+    // kube's order: the authenticating proxy, client certificates, then the token methods.
+    if (settings.requestHeader) {
+      this.requestHeader = new RequestHeaderStrategy(settings.requestHeader);
+      this.use(this.requestHeader);
+      // The TLS layer then also trusts the proxies' authority, which names no user.
+      this.x509 = new X509Strategy(certificatesOf((settings.clientCaPems ?? []).join('\n')));
+    } else {
+      this.x509 = new X509Strategy();
+    }
     this.use(this.x509);
     if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
   }
@@ -70,7 +92,7 @@ export class Authenticator {
     const req = { headers: { authorization: `Bearer ${token}` }, socket: {}, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
     const reasons: string[] = [];
     for (const name of this.names) {
-      if (name === X509_STRATEGY) continue;
+      if (CONNECTION_STRATEGIES.has(name)) continue;
       const outcome = await this.run(name, req, {} as Response);
       if (outcome.kind === 'success') {
         const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
@@ -88,7 +110,7 @@ export class Authenticator {
     const token = this.tokenCache ? bearerToken(req) : undefined;
     let revision: string | undefined;
     for (const name of this.names) {
-      if (token !== undefined && revision === undefined && name !== X509_STRATEGY) {
+      if (token !== undefined && revision === undefined && !CONNECTION_STRATEGIES.has(name)) {
         // The token methods' turn: a recent success with nothing changed since stands.
         const cached = this.tokenCache!.get(token);
         if (cached) return this.authenticated(req, cached);
@@ -96,7 +118,7 @@ export class Authenticator {
       }
       const outcome = await this.run(name, req, res);
       if (outcome.kind === 'success') {
-        if (name === this.names[0] && name === X509_STRATEGY) {
+        if (name === X509_STRATEGY && !this.requestHeader?.trusts(req.socket)) {
           this.connectionUsers.set(req.socket, { user: { ...outcome.user, groups: [...outcome.user.groups] }, until: this.x509.validUntil(req.socket) });
         } else if (token !== undefined && revision !== undefined) {
           this.tokenCache!.set(token, outcome.user, revision, (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER]);
@@ -109,13 +131,23 @@ export class Authenticator {
     // kube's bearer-token authenticator: a token that no method accepts is invalid, never anonymous.
     if (bearerToken(req) !== undefined) throw errors.unauthorized();
     if (!this.settings.anonymous) throw errors.unauthorized();
+    this.removeCredentials(req);
     return anonymousUser();
   }
 
   private authenticated(req: Request, user: UserInfo): UserInfo {
-    // kube drops the credential once it has been used, so handlers never see it.
-    delete req.headers.authorization;
+    this.removeCredentials(req);
     return withAuthenticatedGroup(user);
+  }
+
+  /**
+   * kube drops the credential once it has been used, so handlers never see it, and the proxy
+   * identity headers (standard and configured) so that no later stage takes them for identity.
+   */
+  private removeCredentials(req: Request): void {
+    delete req.headers.authorization;
+    removeIdentityHeaders(req.headers, STANDARD_REQUEST_HEADERS);
+    this.requestHeader?.removeHeaders(req);
   }
 
   private run(name: string, req: Request, res: Response): Promise<Outcome> {

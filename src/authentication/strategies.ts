@@ -1,7 +1,9 @@
 import type { Request } from 'express';
+import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Strategy } from 'passport-strategy';
 import { UserInfo } from '../apimachinery/user-info';
+import { chainsTo } from './certificate-chain';
 
 /**
  * Passport strategies, one per authentication method. Each says success (an identity),
@@ -31,12 +33,20 @@ export class X509Strategy extends AuthenticationStrategy {
   readonly name = X509_STRATEGY;
   private readonly verdicts = new WeakMap<TLSSocket, CertificateVerdict>();
 
+  /**
+   * `clientAuthorities`: when the TLS layer also trusts other authorities (an authenticating
+   * proxy's), only a certificate chaining to one of these names a user.
+   */
+  constructor(private readonly clientAuthorities?: X509Certificate[]) {
+    super();
+  }
+
   authenticate(req: Request): void {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return this.pass();
     let verdict = this.verdicts.get(socket);
     if (verdict === undefined) {
-      verdict = certificateVerdict(socket);
+      verdict = certificateVerdict(socket, this.clientAuthorities);
       this.verdicts.set(socket, verdict);
     }
     if (verdict === null) return this.pass();
@@ -52,10 +62,11 @@ export class X509Strategy extends AuthenticationStrategy {
   }
 }
 
-function certificateVerdict(socket: TLSSocket): CertificateVerdict {
+function certificateVerdict(socket: TLSSocket, clientAuthorities: X509Certificate[] | undefined): CertificateVerdict {
   const cert = socket.getPeerCertificate();
   if (!cert || Object.keys(cert).length === 0) return null;
   if (!socket.authorized) return { refused: `x509: certificate signed by unknown authority (${socket.authorizationError ?? 'unverified'})` };
+  if (clientAuthorities && !chainsTo(socket, clientAuthorities)) return { refused: 'x509: certificate signed by unknown authority' };
   const subject = cert.subject ?? ({} as Record<string, string | string[]>);
   const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
   if (!cn) return { refused: 'x509: certificate has no common name' };

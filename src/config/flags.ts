@@ -430,6 +430,7 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       usage: 'Path to the file that contains the current private key of the service account token issuer (PEM, RSA or ECDSA). Unset: a key generated once into --data-dir.',
       parse: path,
     },
+    ...proxyAndTokenWebhookFlagSpecs(d),
     {
       name: 'controllers',
       type: 'strings',
@@ -656,6 +657,94 @@ function auditFlagSpecs(d: ServerOptions): FlagSpec[] {
   ];
 }
 
+/** kube's check of the header-name lists: no empty entry. */
+function headerNames(flagName: string) {
+  return (value: string): string[] => {
+    const names = value.split(',').map((s) => s.trim());
+    if (names.some((name) => name === '')) throw new Error(`empty value in ${JSON.stringify(flagName)}`);
+    return names;
+  };
+}
+
+function tokenWebhookVersion(value: string): 'v1' | 'v1beta1' {
+  if (value !== 'v1' && value !== 'v1beta1') throw new Error(`unsupported authentication webhook version "${value}", supported versions are "v1", "v1beta1"`);
+  return value;
+}
+
+/** The `--requestheader-*` (authenticating proxy) and `--authentication-token-webhook-*` flags. */
+function proxyAndTokenWebhookFlagSpecs(d: ServerOptions): FlagSpec[] {
+  const r = d.requestHeader;
+  const w = d.authenticationTokenWebhook;
+  const list = (name: string, usage: string, value: string[]): FlagSpec => ({
+    name,
+    type: 'strings',
+    group: AUTHENTICATION,
+    usage,
+    parse: headerNames(name),
+    repeatable: true,
+    default: value,
+    shown: value.length ? `[${value.join(',')}]` : undefined,
+  });
+  return [
+    {
+      name: 'authentication-token-webhook-cache-ttl',
+      type: 'duration',
+      group: AUTHENTICATION,
+      usage: 'The duration to cache responses from the webhook token authenticator.',
+      parse: goDuration,
+      default: w.cacheTtlMs,
+      shown: '2m0s',
+    },
+    {
+      name: 'authentication-token-webhook-config-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.',
+      parse: path,
+    },
+    {
+      name: 'authentication-token-webhook-version',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'The API version of the authentication.platform.io TokenReview to send to and expect from the webhook.',
+      parse: tokenWebhookVersion,
+      default: w.version,
+      shown: JSON.stringify(w.version),
+    },
+    list('requestheader-allowed-names', 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.', r.allowedNames),
+    {
+      name: 'requestheader-client-ca-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.',
+      parse: path,
+    },
+    list('requestheader-extra-headers-prefix', 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', r.extraHeaderPrefixes),
+    list('requestheader-group-headers', 'List of request headers to inspect for groups. X-Remote-Group is suggested.', r.groupHeaders),
+    list('requestheader-uid-headers', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested.', r.uidHeaders),
+    list('requestheader-username-headers', 'List of request headers to inspect for usernames. X-Remote-User is common.', r.usernameHeaders),
+  ];
+}
+
+/** The proxy and token-webhook options from parsed flag values. */
+function proxyAndTokenWebhookOptionsOf(o: ParsedFlags): Pick<ServerOptions, 'requestHeader' | 'authenticationTokenWebhook'> {
+  return {
+    requestHeader: {
+      clientCaFile: o.requestheaderClientCaFile,
+      allowedNames: o.requestheaderAllowedNames,
+      usernameHeaders: o.requestheaderUsernameHeaders,
+      uidHeaders: o.requestheaderUidHeaders,
+      groupHeaders: o.requestheaderGroupHeaders,
+      extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
+    },
+    authenticationTokenWebhook: {
+      configFile: o.authenticationTokenWebhookConfigFile,
+      version: o.authenticationTokenWebhookVersion,
+      cacheTtlMs: o.authenticationTokenWebhookCacheTtl,
+    },
+  };
+}
+
 /** The audit options from parsed flag values. */
 function auditOptionsOf(o: ParsedFlags): ServerOptions['audit'] {
   return {
@@ -760,6 +849,15 @@ interface ParsedFlags {
   serviceAccountSigningKeyFile?: string;
   controllers: string[];
   expiredBindingRetention: number;
+  requestheaderClientCaFile?: string;
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderUidHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+  authenticationTokenWebhookConfigFile?: string;
+  authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
+  authenticationTokenWebhookCacheTtl: number;
 }
 
 function program(): Command {
@@ -916,5 +1014,6 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     verbosity: o.v,
     loggingFormat: o.loggingFormat,
     audit: auditOptionsOf(o),
+    ...proxyAndTokenWebhookOptionsOf(o),
   });
 }

@@ -92,6 +92,36 @@ export interface ServerOptions {
   loggingFormat: LoggingFormat;
   /** The `--audit-*` flags. */
   audit: AuditOptions;
+  /** The `--requestheader-*` flags: an authenticating proxy. */
+  requestHeader: RequestHeaderOptions;
+  /** The `--authentication-token-webhook-*` flags. */
+  authenticationTokenWebhook: AuthenticationTokenWebhookOptions;
+}
+
+/** The `--requestheader-*` flags (header defaults as kubeadm sets them). */
+export interface RequestHeaderOptions {
+  /** --requestheader-client-ca-file: enables the proxy; the authorities its client certificates chain to. */
+  clientCaFile?: string;
+  /** --requestheader-allowed-names: common names a proxy certificate may have; empty: any. */
+  allowedNames: string[];
+  /** --requestheader-username-headers: the first one with a value names the user. */
+  usernameHeaders: string[];
+  /** --requestheader-uid-headers */
+  uidHeaders: string[];
+  /** --requestheader-group-headers: every value of each is a group. */
+  groupHeaders: string[];
+  /** --requestheader-extra-headers-prefix: `<prefix><key>: value` is an extra value. */
+  extraHeaderPrefixes: string[];
+}
+
+/** The `--authentication-token-webhook-*` flags. */
+export interface AuthenticationTokenWebhookOptions {
+  /** --authentication-token-webhook-config-file: kubeconfig of the service that reviews bearer tokens. */
+  configFile?: string;
+  /** --authentication-token-webhook-version: the TokenReview version sent. */
+  version: 'v1' | 'v1beta1';
+  /** --authentication-token-webhook-cache-ttl, in ms: how long its answers (both kinds) are reused. */
+  cacheTtlMs: number;
 }
 
 /** How an audit backend gets events: kube's --audit-*-mode values. */
@@ -220,6 +250,8 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     loggingFormat: 'text',
     audit: defaultAuditOptions(),
     tokenCacheTtlMs: 10_000,
+    requestHeader: { allowedNames: [], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] },
+    authenticationTokenWebhook: { version: 'v1', cacheTtlMs: 2 * 60_000 },
     ...overrides,
   };
 }

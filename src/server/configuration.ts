@@ -9,7 +9,8 @@ import { AbacPolicy } from '../authorization/abac/abac-policy';
 import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
 import { FlagError } from '../config/flags';
 import { AuditSettings, loadAuditSettings } from '../audit/audit-settings';
-import { ServerOptions } from '../config/options';
+import { RequestHeaderOptions, ServerOptions } from '../config/options';
+import { loadWebhookKubeconfig } from '../webhook-client/kubeconfig';
 import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../serviceaccount/settings';
 import { ServiceAccountTokenSettings } from '../serviceaccount/service-account-tokens';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
@@ -76,6 +77,7 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   if (anonymous && alwaysAllow) warnings.push(ANONYMOUS_WITH_ALWAYS_ALLOW);
   const authentication: AuthenticationSettings = { anonymous, tokenCacheTtlMs: options.tokenCacheTtlMs };
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
+  await loadProxyAndTokenWebhook(options, authentication, warnings);
 
   const serviceAccountKeys = await readServiceAccountKeyFiles(options.serviceAccounts, fromFlag);
 
@@ -89,6 +91,32 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   }
   const audit = loadAuditSettings(options.audit, warnings);
   return { options, serving, authentication, authorization, abacPolicies, audit, serviceAccountKeys, warnings };
+}
+
+/** The standard header names an aggregated server reads, with the flag that may leave one out. */
+const STANDARD_HEADER_FLAGS: Array<[keyof Omit<RequestHeaderOptions, 'clientCaFile' | 'allowedNames'>, string, string]> = [
+  ['usernameHeaders', '--requestheader-username-headers', 'X-Remote-User'],
+  ['groupHeaders', '--requestheader-group-headers', 'X-Remote-Group'],
+  ['extraHeaderPrefixes', '--requestheader-extra-headers-prefix', 'X-Remote-Extra-'],
+];
+
+/** --requestheader-client-ca-file and --authentication-token-webhook-config-file, read and checked. */
+async function loadProxyAndTokenWebhook(options: ServerOptions, authentication: AuthenticationSettings, warnings: string[]): Promise<void> {
+  const proxy = options.requestHeader;
+  if (proxy.clientCaFile) {
+    const clientCaPem = await fromFlag('--requestheader-client-ca-file', () => readClientCertificateAuthorities(proxy.clientCaFile!));
+    authentication.requestHeader = { ...proxy, clientCaPem };
+    for (const [field, flag, standard] of STANDARD_HEADER_FLAGS) {
+      if (!proxy[field].some((name) => name.toLowerCase() === standard.toLowerCase())) {
+        warnings.push(`${flag} is set without specifying the standard ${standard} header - API aggregation will not work`);
+      }
+    }
+  }
+  const webhook = options.authenticationTokenWebhook;
+  if (webhook.configFile) {
+    const connection = await fromFlag('--authentication-token-webhook-config-file', () => loadWebhookKubeconfig(webhook.configFile!));
+    authentication.tokenWebhook = { connection, version: webhook.version, cacheTtlMs: webhook.cacheTtlMs };
+  }
 }
 
 /** An IP address, or a host name the resolver knows. */

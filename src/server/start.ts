@@ -99,6 +99,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   try {
     db = await openStore(options, hooks.storage);
     const material = await ensureServingMaterial(options, configuration.serving);
+    configuration.authentication.clientCaPems = material.clientCaPems;
     // The port is known from here (a port of 0 listens on the one reserved), so the
     // default service-account issuer, the server's own URL, is too.
     const port = reservation.port;
@@ -113,7 +114,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       httpsOptions: {
         key: material.servingKeyPem,
         cert: material.servingCertPem,
-        ca: material.clientCaPems,
+        // Client certificates of users and of authenticating proxies; each method checks its own authorities.
+        ca: [...material.clientCaPems, ...(configuration.authentication.requestHeader ? [configuration.authentication.requestHeader.clientCaPem] : [])],
         requestCert: true,
         rejectUnauthorized: false,
         // Go's http.DefaultMaxHeaderBytes (1 MiB), as kube: an oversized bearer token is then

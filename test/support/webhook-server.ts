@@ -26,7 +26,12 @@ export function reviewReply(version: string, status: Record<string, unknown>): W
   return { status: 200, body: { apiVersion: `authorization.platform.io/${version}`, kind: 'SubjectAccessReview', status } };
 }
 
-/** A local HTTPS authorization webhook with a CA of its own; records every review it gets. */
+/** A TokenReview answer of the given version. */
+export function tokenReviewReply(version: string, status: Record<string, unknown>): WebhookReply {
+  return { status: 200, body: { apiVersion: `authentication.platform.io/${version}`, kind: 'TokenReview', status } };
+}
+
+/** A local HTTPS webhook (authorization or token authentication) with a CA of its own; records every review it gets. */
 export async function startTestWebhook(answer: (review: any) => WebhookReply): Promise<TestWebhook> {
   const ca = createCertificateAuthority();
   const serving = issueServingCertificate(ca.certPem, ca.keyPem, '127.0.0.1');

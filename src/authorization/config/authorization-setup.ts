@@ -9,7 +9,7 @@ import { configurationFromFlags } from './configuration-from-flags';
 import { ConfiguredAuthorizers } from './configured-authorizers';
 import { AuthorizationConfigError, loadAuthorizationConfiguration, readAuthorizationConfigFile } from './load';
 import { AuthorizationConfiguration } from './types';
-import { loadWebhookKubeconfig } from '../webhook/kubeconfig';
+import { loadWebhookKubeconfig } from '../../webhook-client/kubeconfig';
 
 /** The authorizer chain the server starts with, read and checked before the store opens. */
 export interface StartupAuthorization {

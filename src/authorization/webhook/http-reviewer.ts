@@ -1,5 +1,5 @@
 import { SubjectAccessReviewer } from './webhook-authorizer';
-import { WebhookTransport } from './webhook-transport';
+import { WebhookTransport } from '../../webhook-client/webhook-transport';
 import {
   parseReviewResponse,
   reviewRequestBody,

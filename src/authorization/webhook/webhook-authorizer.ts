@@ -7,7 +7,7 @@ import {
 } from '../../metrics/authorization-metrics';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
 import { FailurePolicy } from './webhook-configuration';
-import { ExpiringLruCache } from './decision-cache';
+import { ExpiringLruCache } from '../../webhook-client/expiring-lru-cache';
 import { MatchConditionError, MatchConditions } from './match-conditions';
 import { reviewSpecFor, SubjectAccessReviewSpec, SubjectAccessReviewStatus, wireSpec } from './subject-access-review';
 

@@ -1,11 +1,11 @@
 import { recordWebhookEvaluation } from '../../metrics/authorization-metrics';
 import { FailurePolicy, WebhookConfiguration } from './webhook-configuration';
 import { HttpSubjectAccessReviewer } from './http-reviewer';
-import { loadWebhookKubeconfig } from './kubeconfig';
+import { loadWebhookKubeconfig } from '../../webhook-client/kubeconfig';
 import { MatchConditions } from './match-conditions';
 import { SubjectAccessReviewVersionName } from './subject-access-review';
 import { WebhookAuthorizer } from './webhook-authorizer';
-import { DEFAULT_RETRY_BACKOFF, RetryBackoff, WebhookTransport } from './webhook-transport';
+import { DEFAULT_RETRY_BACKOFF, RetryBackoff, WebhookTransport } from '../../webhook-client/webhook-transport';
 
 export interface WebhookFactoryOptions {
   /** AuthorizeWithSelectors: match conditions may read `fieldSelector`/`labelSelector`. */

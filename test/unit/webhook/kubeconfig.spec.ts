@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadWebhookKubeconfig } from '../../../src/authorization/webhook/kubeconfig';
+import { loadWebhookKubeconfig } from '../../../src/webhook-client/kubeconfig';
 
 const dir = mkdtempSync(join(tmpdir(), 'webhook-kubeconfig-'));
 const write = (name: string, text: string) => {

@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import * as http from 'node:http';
-import { WebhookCallError, WebhookTransport } from '../../../src/authorization/webhook/webhook-transport';
+import { WebhookCallError, WebhookTransport } from '../../../src/webhook-client/webhook-transport';
 
 /** A local webhook that answers from a list of status codes, one per call. */
 function scriptedServer(codes: number[], headers: Record<string, string> = {}) {

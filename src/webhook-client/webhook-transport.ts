@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WebhookResult } from '../../metrics/authorization-metrics';
+import { WebhookResult } from '../metrics/authorization-metrics';
 import { WebhookConnection } from './kubeconfig';
 
 /** kube's webhook retry backoff (DefaultRetryBackoffWithInitialDelay(500ms)): 5 tries, x1.5, 20% jitter. */

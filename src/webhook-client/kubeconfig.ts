@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as YAML from 'yaml';
-import { readConfigFile } from '../../config/config-file';
+import { readConfigFile } from '../config/config-file';
 
 /** Where and how to call a webhook, from its kubeconfig file. */
 export interface WebhookConnection {
