@@ -62,7 +62,7 @@ export class IssuerKeys {
   private jose: Jose | undefined;
   private resolver: KeyResolver | undefined;
   private jwksUri: string | undefined;
-  private lastFetch = 0;
+  private lastUnknownKeyRefresh = 0;
   private refreshing: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -92,14 +92,19 @@ export class IssuerKeys {
     return this.problem;
   }
 
-  /** The key set's resolver, or undefined while it has never loaded. */
-  current(): KeyResolver | undefined {
+  /**
+   * The key set's resolver, or undefined when it has never loaded. While the first load is
+   * under way a token waits for it (bounded by the fetch timeout) rather than failing at once.
+   */
+  async current(): Promise<KeyResolver | undefined> {
+    if (!this.resolver && this.refreshing) await this.refreshing;
     return this.resolver;
   }
 
   /** Fetches the key set again unless it was fetched very recently (a token named an unknown key). */
   refreshForUnknownKey(): Promise<void> {
-    if (Date.now() - this.lastFetch < MIN_REFRESH_INTERVAL_MS) return this.refreshing ?? Promise.resolve();
+    if (Date.now() - this.lastUnknownKeyRefresh < MIN_REFRESH_INTERVAL_MS) return this.refreshing ?? Promise.resolve();
+    this.lastUnknownKeyRefresh = Date.now();
     return this.refresh();
   }
 
@@ -110,7 +115,6 @@ export class IssuerKeys {
 
   private async fetchKeys(): Promise<void> {
     if (this.closed) return;
-    this.lastFetch = Date.now();
     try {
       this.jose ??= await loadJose();
       this.jwksUri ??= await this.discover();

@@ -100,7 +100,7 @@ export class JwtAuthenticator {
     const jose = await loadJose();
     let payload: Uint8Array | undefined;
     for (let attempt = 0; payload === undefined; attempt++) {
-      const resolver = this.keys.current();
+      const resolver = await this.keys.current();
       if (!resolver) throw new TokenRejected(`oidc: authenticator for issuer ${JSON.stringify(this.issuer)} is not initialized: ${this.keys.loadProblem}`);
       try {
         payload = (await jose.compactVerify(token, resolver, { algorithms: this.algorithms })).payload;
