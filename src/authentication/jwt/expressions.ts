@@ -64,9 +64,9 @@ export function evaluateExpression(program: CelProgram, variables: Record<string
   return program.evaluate(variables, EVALUATION_BUDGET);
 }
 
-/** A CEL value as a list of strings: a string is a list of one; null is none (kube's convertCELValueToStringList). */
+/** A CEL value as a list of strings: a string is a list of one; null and '' are none (kube's convertCELValueToStringList). */
 export function stringList(value: unknown, what: string): string[] {
-  if (value === null || value === undefined) return [];
+  if (value === null || value === undefined || value === '') return [];
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
   throw new CelEvaluationError(`${what} expression must return a string or a list of strings`);
