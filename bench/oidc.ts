@@ -107,7 +107,7 @@ async function perRequest(issuer: Awaited<ReturnType<typeof startIssuer>>, label
     console.log(`per request, ${label} (GET /version, one connection, median of ${ROUNDS} rounds x ${PER_ROUND} requests)`);
     for (const m of methods) {
       const us = median(means.get(m.name)!);
-      console.log(`  ${m.name.padEnd(36)} ${us.toFixed(0).padStart(6)} µs/request   ${m === methods[0] ? '(reference)' : `+${(us - base).toFixed(0)} µs`}`);
+      console.log(`  ${m.name.padEnd(36)} ${us.toFixed(0).padStart(6)} µs/request   ${m === methods[0] ? '(reference)' : `${us >= base ? '+' : ''}${(us - base).toFixed(0)} µs`}`);
     }
     methods.forEach((m) => m.agent.destroy());
   } finally {
