@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,13 @@ describe('the authentication configuration file', () => {
     expect((await whoami(tenantToken({ org: undefined }))).user).toEqual({ username: 'a:alice-id', uid: 'u-1', groups: ['system:authenticated'] });
   });
 
+  it('measures JWT authentications per issuer (hashed)', async () => {
+    await whoami(tenantToken({ jti: 'metric' }));
+    const issuerHash = `sha256:${createHash('sha256').update(tenants.issuer).digest('hex')}`;
+    const count = metricSample(await metrics(), `apiserver_authentication_jwt_authenticator_latency_seconds_count{result="success",jwt_issuer_hash="${issuerHash}"}`);
+    expect(count).toBeGreaterThan(0);
+  });
+
   it('answers 401 when a claim or user validation rule fails', async () => {
     expect((await whoami(tenantToken({ hd: undefined }))).status).toBe(401);
     expect((await whoami(tenantToken({ hd: 'evil.example' }))).status).toBe(401);
@@ -196,5 +204,13 @@ describe('the authentication configuration file', () => {
     expect(message).toContain('jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing');
     expect(message).toContain('jwt[0].claimMappings.extra[0].key: Invalid value: "platform.io/x": platform.io, kubernetes.io and their subdomains are reserved for Kubernetes use');
     expect(message).toMatch(/jwt\[0\]\.userValidationRules\[0\]\.expression: Invalid value: "user\.nope == 1": compilation failed: /);
+  });
+
+  it('stops a start that sets --anonymous-auth next to an anonymous section', async () => {
+    await expect(
+      startTestServer({
+        options: { authenticationConfigFile: configPath, anonymousAuth: true, featureGates: FeatureGates.from({ AnonymousAuthConfigurableEndpoints: true }) },
+      }),
+    ).rejects.toThrow('--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
   });
 });
