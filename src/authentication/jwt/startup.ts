@@ -1,7 +1,9 @@
 import { readConfigFile } from '../../config/config-file';
+import { FlagError } from '../../config/flags';
 import { OidcOptions, ServerOptions } from '../../config/options';
 import { AuthenticationLoadOptions, loadAuthenticationConfiguration, LoadedAuthenticationConfiguration, readAuthenticationConfigFile, validateAndCompile } from './load';
 import { AuthenticationConfiguration, DEFAULT_SIGNING_ALGS, JWTAuthenticator } from './types';
+import { certificateAuthorityProblem } from './validation';
 
 /** The JWT authentication the server starts with, read and checked before the store opens. */
 export interface StartupJwtAuthentication {
@@ -53,7 +55,15 @@ export async function loadStartupJwtAuthentication(options: ServerOptions): Prom
     return { loaded: await loadAuthenticationConfiguration(configFileData, loadOptions), algorithms: DEFAULT_SIGNING_ALGS, configFileData };
   }
   const oidc = options.oidc;
-  const configuration: AuthenticationConfiguration = { jwt: [] };
-  if (oidc.issuerUrl) configuration.jwt.push(jwtAuthenticatorFromFlags(oidc, oidc.caFile ? readConfigFile(oidc.caFile) : ''));
+  if (!oidc.issuerUrl) return { loaded: { configuration: { jwt: [] }, compiled: [] }, algorithms: oidc.signingAlgs };
+  let caPem = '';
+  try {
+    if (oidc.caFile) caPem = readConfigFile(oidc.caFile);
+    const problem = caPem ? certificateAuthorityProblem(caPem) : undefined;
+    if (problem) throw new Error(problem);
+  } catch (err) {
+    throw FlagError.about('--oidc-ca-file', (err as Error).message);
+  }
+  const configuration: AuthenticationConfiguration = { jwt: [jwtAuthenticatorFromFlags(oidc, caPem)] };
   return { loaded: await validateAndCompile(configuration, loadOptions), algorithms: oidc.signingAlgs };
 }

@@ -2,7 +2,7 @@ import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-e
 import { decodeAuthenticationConfiguration } from '../../../src/authentication/jwt/decode';
 import { authenticationEnvironments } from '../../../src/authentication/jwt/expressions';
 import { AuthenticationConfigError, loadAuthenticationConfiguration } from '../../../src/authentication/jwt/load';
-import { jwtAuthenticatorFromFlags } from '../../../src/authentication/jwt/startup';
+import { jwtAuthenticatorFromFlags, loadStartupJwtAuthentication } from '../../../src/authentication/jwt/startup';
 import { AuthenticationConfiguration, JWTAuthenticator } from '../../../src/authentication/jwt/types';
 import { validateAuthenticationConfiguration } from '../../../src/authentication/jwt/validation';
 import { FlagError, parseServerFlags } from '../../../src/config/flags';
@@ -76,6 +76,20 @@ describe('the --oidc-* and --authentication-config flags', () => {
     expect(translated.claimMappings.groups).toEqual({ claim: 'roles', prefix: '', expression: '' });
     expect(translated.claimValidationRules).toEqual([{ claim: 'hd', requiredValue: 'example.com', expression: '', message: '' }]);
     expect(translated.issuer.audiences).toEqual(['platform']);
+  });
+});
+
+describe('loading the --oidc-* flags at start', () => {
+  const oidcOptions = (caFile: string) =>
+    defaultOptions({ oidc: { ...defaultOptions().oidc, issuerUrl: 'https://issuer.example', clientId: 'platform', caFile } });
+
+  it('names --oidc-ca-file when it cannot be read or holds no certificate', async () => {
+    await expect(loadStartupJwtAuthentication(oidcOptions('/nonexistent/ca.pem'))).rejects.toThrow('--oidc-ca-file: open /nonexistent/ca.pem: no such file or directory');
+    await expect(loadStartupJwtAuthentication(oidcOptions(__filename))).rejects.toThrow('--oidc-ca-file: data does not contain any valid RSA or ECDSA certificates');
+  });
+
+  it('has no JWT authenticator without an issuer', async () => {
+    expect((await loadStartupJwtAuthentication(defaultOptions())).loaded.configuration).toEqual({ jwt: [] });
   });
 });
 
