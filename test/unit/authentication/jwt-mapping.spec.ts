@@ -11,7 +11,7 @@ const ISSUER = 'https://issuer.example';
 /** Claims to users, through a JwtAuthenticator whose issuer keys are a local key set. */
 describe('mapping verified claims to a user', () => {
   let jose: Jose;
-  let privateKey: CryptoKey;
+  let privateKey: Awaited<ReturnType<Jose['generateKeyPair']>>['privateKey'];
   let keys: IssuerKeys;
 
   beforeAll(async () => {
