@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultOptions } from '../../src/config/options';
 import { kubectlAs } from '../support/kubectl';
 import { TestOidcProvider } from '../support/oidc-provider';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -37,6 +38,7 @@ describe('OpenID Connect by flags', () => {
           caFile,
           signingAlgs: ['RS256', 'ES256'],
         },
+        serviceAccounts: { ...defaultOptions().serviceAccounts, apiAudiences: ['platform-api'] },
       },
     });
   });
@@ -121,6 +123,23 @@ describe('OpenID Connect by flags', () => {
     for (let i = 0; i < 5; i++) expect((await whoami(server, provider.sign({ tenant: 'blue', jti: String(i) }, { key: unpublished }))).status).toBe(401);
     expect(provider.hitsOf('/keys') - before).toBeLessThanOrEqual(1);
     expect((await whoami(server, valid())).status).toBe(201);
+  });
+
+  it('answers a TokenReview for the API audiences only (an ID token is not meant for others)', async () => {
+    const review = async (audiences?: string[]) =>
+      (
+        await server.admin.post(`${AUTHN}/tokenreviews`, {
+          apiVersion: 'authentication.platform.io/v1',
+          kind: 'TokenReview',
+          spec: { token: valid({ groups: [] }), ...(audiences ? { audiences } : {}) },
+        })
+      ).body.status;
+    expect(await review()).toEqual({ authenticated: true, user: { username: `${provider.issuer}#alice-id`, groups: ['system:authenticated'] }, audiences: ['platform-api'] });
+    expect(await review(['other', 'platform-api'])).toMatchObject({ authenticated: true, audiences: ['platform-api'] });
+    expect(await review(['other'])).toMatchObject({ authenticated: false });
+    expect((await review(['platform-api'])).error).toBeUndefined();
+    const rejected = (await server.admin.post(`${AUTHN}/tokenreviews`, { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: { token: valid({ aud: 'x' }) } })).body.status;
+    expect(rejected).toMatchObject({ authenticated: false, error: expect.stringContaining('oidc: verify token: oidc: expected audience in ["platform"] got ["x"]') });
   });
 
   it('kubectl auth whoami with --token shows the mapped user', async () => {

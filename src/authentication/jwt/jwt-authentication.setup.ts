@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ConfigFileReloader } from '../../config/config-file-reloader';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { configControllerMetrics } from '../../metrics/config-controller-metrics';
+import { SERVICE_ACCOUNT_TOKEN_SETTINGS, ServiceAccountTokenSettings } from '../../serviceaccount/service-account-tokens';
 import { Authenticator } from '../authenticator';
 import { IssuerKeys } from './issuer-keys';
 import { JwtAuthenticator } from './jwt-authenticator';
@@ -23,14 +24,16 @@ const RETIRED_KEYS_GRACE_MS = 30_000;
 @Injectable()
 export class JwtAuthenticationSetup implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Authentication');
-  private readonly strategy = new JwtStrategy();
+  private readonly strategy: JwtStrategy;
   private reloader: ConfigFileReloader<LoadedAuthenticationConfiguration> | undefined;
 
   constructor(
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     @Inject(STARTUP_JWT_AUTHENTICATION) private readonly startup: StartupJwtAuthentication,
     authenticator: Authenticator,
+    @Optional() @Inject(SERVICE_ACCOUNT_TOKEN_SETTINGS) tokens?: ServiceAccountTokenSettings,
   ) {
+    this.strategy = new JwtStrategy(tokens?.apiAudiences);
     authenticator.register(this.strategy);
   }
 

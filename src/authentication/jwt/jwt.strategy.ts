@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AuthenticationStrategy, bearerToken, setCredentialNotAfter } from '../strategies';
+import { AuthenticationStrategy, bearerToken, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategies';
 import { JwtAuthenticator, TokenRejected, unverifiedClaims } from './jwt-authenticator';
 
 export const JWT_STRATEGY = 'jwt';
@@ -12,6 +12,11 @@ export const JWT_STRATEGY = 'jwt';
 export class JwtStrategy extends AuthenticationStrategy {
   readonly name = JWT_STRATEGY;
   private byIssuer = new Map<string, JwtAuthenticator>();
+
+  /** `apiAudiences`: the API's own audiences (kube's audience-agnostic wrapper answers for them only). */
+  constructor(private readonly apiAudiences: readonly string[] = []) {
+    super();
+  }
 
   /** Installs the authenticators of a (re)loaded configuration; returns the ones replaced. */
   replace(authenticators: JwtAuthenticator[]): JwtAuthenticator[] {
@@ -30,6 +35,13 @@ export class JwtStrategy extends AuthenticationStrategy {
     const iss = unverifiedClaims(token)?.iss;
     const authenticator = typeof iss === 'string' ? this.byIssuer.get(iss) : undefined;
     if (!authenticator) return this.pass();
+    // A TokenReview for other audiences: an ID token is meant for the API (kube's WrapAudienceAgnosticToken).
+    if (this.apiAudiences.length) {
+      const requested = requestedAudiences(req);
+      const granted = requested ? requested.filter((a) => this.apiAudiences.includes(a)) : [...this.apiAudiences];
+      if (!granted.length) return this.pass();
+      setAuthenticatedAudiences(req, granted);
+    }
     authenticator.authenticate(token).then(
       ({ user, expiresAt }) => {
         setCredentialNotAfter(req, expiresAt);
