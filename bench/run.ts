@@ -8,6 +8,7 @@ import { runAccessReviewBench } from './access-reviews';
 import { runMetricsCostBench } from './metrics-cost';
 import { runAuditStagesBench } from './audit-stages';
 import { runAuthnBench } from './authn';
+import { runOidcBench } from './oidc';
 import { runAccessBench } from './access';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
@@ -183,6 +184,8 @@ async function main() {
   if (process.argv.includes('audit-stages')) return runAuditStagesBench();
   // `npm run bench -- authn`: only the authentication cost per method (bench/authn.ts).
   if (process.argv.includes('authn')) return runAuthnBench();
+  // `npm run bench -- oidc`: only the cost of verifying OpenID Connect ID tokens (bench/oidc.ts).
+  if (process.argv.includes('oidc')) return runOidcBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of

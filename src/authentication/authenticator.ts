@@ -14,6 +14,8 @@ import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery
 export interface AuthenticationSettings {
   /** Requests without credentials run as system:anonymous (--anonymous-auth, off with AlwaysAllow). */
   anonymous: boolean;
+  /** The `anonymous.conditions` of --authentication-config: anonymous requests only to these paths. */
+  anonymousPaths?: string[];
   /** --token-auth-file, read: each token and the identity it stands for. */
   staticTokens?: Map<string, UserInfo>;
   /** How long a bearer token's successful authentication is reused (kube: 10 s); 0: never. */
@@ -131,6 +133,7 @@ export class Authenticator {
     // kube's bearer-token authenticator: a token that no method accepts is invalid, never anonymous.
     if (bearerToken(req) !== undefined) throw errors.unauthorized();
     if (!this.settings.anonymous) throw errors.unauthorized();
+    if (this.settings.anonymousPaths && !this.settings.anonymousPaths.includes((req.originalUrl ?? req.url).split('?')[0])) throw errors.unauthorized();
     this.removeCredentials(req);
     return anonymousUser();
   }

@@ -22,6 +22,8 @@ export type CelVariableType = CelTypeName | { schema: CelObjectSchema };
 export interface CelEnvironmentOptions {
   /** The variables expressions may use (e.g. `request`, or `claims` and `user`). */
   variables: Record<string, CelVariableType>;
+  /** kube's optional library: `x.?f`, `optional.of(v)`, `.orValue(d)` (its authentication expressions have it). */
+  optionalTypes?: boolean;
 }
 
 /** kube's cel.Error types: `Required` and `Invalid` become field errors, `Internal` a server fault. */
@@ -94,6 +96,11 @@ export class CelProgram {
     private readonly parsed: ParseResult,
   ) {}
 
+  /** The checked syntax tree (for callers that look at what an expression reads). */
+  get ast(): unknown {
+    return this.parsed.ast;
+  }
+
   /** Evaluates with the given variables; any failure (including the budget) is a CelEvaluationError. */
   evaluate(variables: Record<string, unknown>, budget?: EvaluationBudget): unknown {
     const meter = CostMeter.for(budget);
@@ -129,7 +136,7 @@ export class CelEnvironment {
   }
 
   private static createLoaded(options: CelEnvironmentOptions, lib: ReturnType<typeof celLibrary>): CelEnvironment {
-    const env = new lib.Environment({ homogeneousAggregateLiterals: false });
+    const env = new lib.Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: options.optionalTypes ?? false });
     registerListFunctions(env, lib);
     registerRegexFunctions(env);
     registerUrlFunctions(env);

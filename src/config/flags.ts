@@ -4,7 +4,7 @@ import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
-import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions } from './options';
+import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions, SUPPORTED_SIGNING_ALGS } from './options';
 import { BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
 
 /**
@@ -182,6 +182,25 @@ function controllerList(value: string): string[] {
   }
   return list;
 }
+
+/** --oidc-required-claim: pflag's mapStringString, `key=value` pairs separated by commas. */
+function requiredClaims(value: string): Array<[string, string]> {
+  return commaList(value).map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) throw new Error(`${pair} must be formatted as key=value`);
+    return [pair.slice(0, eq), pair.slice(eq + 1)];
+  });
+}
+
+/** --oidc-signing-algs: asymmetric JOSE algorithms only (HMAC and `none` are never accepted). */
+function signingAlgs(value: string): string[] {
+  const algs = commaList(value);
+  for (const alg of algs) if (!SUPPORTED_SIGNING_ALGS.includes(alg)) throw new Error(`oidc: unsupported signing alg: ${alg}`);
+  return algs;
+}
+
+/** The --oidc-* flags, which --authentication-config excludes. */
+const OIDC_FLAGS = ['oidcIssuerUrl', 'oidcClientId', 'oidcUsernameClaim', 'oidcUsernamePrefix', 'oidcGroupsClaim', 'oidcGroupsPrefix', 'oidcRequiredClaim', 'oidcCaFile', 'oidcSigningAlgs'];
 
 /** kube's mutually exclusive sets: `--authorization-config` versus the mode and webhook flags. */
 const LEGACY_AUTHORIZATION_FLAGS = [
@@ -431,6 +450,83 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       parse: path,
     },
     ...proxyAndTokenWebhookFlagSpecs(d),
+    {
+      name: 'authentication-config',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'File with an AuthenticationConfiguration (YAML or JSON): JWT authenticators and anonymous access, reloaded on change. Needs feature gate StructuredAuthenticationConfiguration; not with --oidc-*.',
+      parse: path,
+    },
+    {
+      name: 'oidc-issuer-url',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).',
+      parse: (value) => value,
+    },
+    {
+      name: 'oidc-client-id',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.',
+      parse: (value) => value,
+    },
+    {
+      name: 'oidc-username-claim',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'The OpenID claim to use as the user name. Claims other than the default (\'sub\') are not guaranteed to be unique and immutable.',
+      parse: (value) => value,
+      default: 'sub',
+      shown: '"sub"',
+    },
+    {
+      name: 'oidc-username-prefix',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.",
+      parse: (value) => value,
+    },
+    {
+      name: 'oidc-groups-claim',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.',
+      parse: (value) => value,
+    },
+    {
+      name: 'oidc-groups-prefix',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: 'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.',
+      parse: (value) => value,
+    },
+    {
+      name: 'oidc-required-claim',
+      type: 'mapStringString',
+      group: AUTHENTICATION,
+      usage: 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.',
+      parse: requiredClaims,
+      repeatable: true,
+      default: [],
+    },
+    {
+      name: 'oidc-ca-file',
+      type: 'string',
+      group: AUTHENTICATION,
+      usage: "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.",
+      parse: path,
+    },
+    {
+      name: 'oidc-signing-algs',
+      type: 'strings',
+      group: AUTHENTICATION,
+      usage: `Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: ${SUPPORTED_SIGNING_ALGS.join(', ')}.`,
+      parse: signingAlgs,
+      repeatable: true,
+      default: ['RS256'],
+      shown: '[RS256]',
+    },
     {
       name: 'controllers',
       type: 'strings',
@@ -799,6 +895,16 @@ interface ParsedFlags {
   featureGates: FeatureGates;
   runtimeConfig: RuntimeConfig;
   showHiddenMetricsForVersion?: string;
+  authenticationConfig?: string;
+  oidcIssuerUrl?: string;
+  oidcClientId?: string;
+  oidcUsernameClaim: string;
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  oidcRequiredClaim: Array<[string, string]>;
+  oidcCaFile?: string;
+  oidcSigningAlgs: string[];
   authorizationMode: string[];
   authorizationConfig?: string;
   authorizationPolicyFile?: string;
@@ -959,6 +1065,14 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     if (webhook && !o.authorizationWebhookConfigFile) throw new FlagError("authorization-mode Webhook's authorization config file not passed");
     if (!webhook && o.authorizationWebhookConfigFile) throw new FlagError('cannot specify --authorization-webhook-config-file without mode Webhook');
   }
+  // kube's BuiltInAuthenticationOptions.Validate: the configuration file excludes the OIDC flags.
+  if (o.authenticationConfig) {
+    if (!o.featureGates.enabled('StructuredAuthenticationConfiguration')) {
+      throw new FlagError('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+    }
+    if (OIDC_FLAGS.some(given)) throw new FlagError('authentication-config file and oidc-* flags are mutually exclusive');
+  }
+  if (!!o.oidcIssuerUrl !== !!o.oidcClientId) throw new FlagError('oidc-issuer-url and oidc-client-id must be specified together');
   const maxTokenExpirationMs: number = o.serviceAccountMaxTokenExpiration ?? 0;
   if (maxTokenExpirationMs !== 0 && (maxTokenExpirationMs < 3600_000 || maxTokenExpirationMs > 2 ** 32 * 1000)) {
     throw new FlagError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
@@ -996,6 +1110,18 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     // With a configuration file there is no mode list (kube defaults to AlwaysAllow only without one).
     authorizationModes: o.authorizationConfig ? [] : o.authorizationMode,
     authorizationConfigFile: o.authorizationConfig,
+    authenticationConfigFile: o.authenticationConfig,
+    oidc: {
+      issuerUrl: o.oidcIssuerUrl,
+      clientId: o.oidcClientId,
+      usernameClaim: o.oidcUsernameClaim,
+      usernamePrefix: o.oidcUsernamePrefix,
+      groupsClaim: o.oidcGroupsClaim,
+      groupsPrefix: o.oidcGroupsPrefix,
+      requiredClaims: o.oidcRequiredClaim,
+      caFile: o.oidcCaFile,
+      signingAlgs: o.oidcSigningAlgs,
+    },
     authorizationWebhook: {
       configFile: o.authorizationWebhookConfigFile,
       version: o.authorizationWebhookVersion,

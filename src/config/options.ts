@@ -57,6 +57,12 @@ export interface ServerOptions {
   authorizationConfigFile?: string;
   /** How often that file is re-read even without a change event (not a flag; tests shorten it). */
   authorizationConfigReloadIntervalMs: number;
+  /** --authentication-config: an AuthenticationConfiguration file (JWT authenticators, anonymous), instead of the --oidc-* flags. */
+  authenticationConfigFile?: string;
+  /** How often that file is re-read even without a change event (not a flag; tests shorten it). */
+  authenticationConfigReloadIntervalMs: number;
+  /** The --oidc-* flags: one JWT authenticator. */
+  oidc: OidcOptions;
   /** --authorization-webhook-*: the webhook of `--authorization-mode=...,Webhook`. */
   authorizationWebhook: AuthorizationWebhookOptions;
   /** --authorization-policy-file: the ABAC policy file (required with mode ABAC). */
@@ -194,6 +200,31 @@ export interface AuthorizationWebhookOptions {
   cacheUnauthorizedTTLMs: number;
 }
 
+/** The asymmetric algorithms an ID token may be signed with (kube's allow-list); HMAC and `none` never. */
+export const SUPPORTED_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+
+/** The `--oidc-*` flags (kube's defaults: username claim `sub`, algorithm RS256). */
+export interface OidcOptions {
+  /** --oidc-issuer-url: https only; unset, OpenID Connect by flags is off. */
+  issuerUrl?: string;
+  /** --oidc-client-id: the audience tokens must be issued for. */
+  clientId?: string;
+  /** --oidc-username-claim */
+  usernameClaim: string;
+  /** --oidc-username-prefix: `-` disables; unset, `<issuer>#` unless the claim is `email`. */
+  usernamePrefix?: string;
+  /** --oidc-groups-claim */
+  groupsClaim?: string;
+  /** --oidc-groups-prefix */
+  groupsPrefix?: string;
+  /** --oidc-required-claim (repeatable key=value), in the order given. */
+  requiredClaims: Array<[string, string]>;
+  /** --oidc-ca-file: authorities for the issuer's certificate; unset, the system roots. */
+  caFile?: string;
+  /** --oidc-signing-algs */
+  signingAlgs: string[];
+}
+
 /** The service-account token flags, as kube-apiserver names them. */
 export interface ServiceAccountTokenOptions {
   /** --service-account-issuer (repeatable): the first issues, every one is accepted. Unset: `https://<bind address>:<port>`. */
@@ -235,6 +266,8 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     expiredBindingRetentionMs: 24 * 3600_000,
     authorizationModes: ['Node', 'RBAC'],
     authorizationConfigReloadIntervalMs: 60_000,
+    authenticationConfigReloadIntervalMs: 60_000,
+    oidc: { usernameClaim: 'sub', requiredClaims: [], signingAlgs: ['RS256'] },
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
     enableAdmissionPlugins: [],
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,

@@ -34,6 +34,8 @@ import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
+import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
+import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
 import type { ServerConfiguration } from './configuration';
@@ -50,6 +52,7 @@ export class AppModule implements NestModule {
     const configured = [
       { provide: SERVER_OPTIONS, useValue: options },
       { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
+      { provide: STARTUP_JWT_AUTHENTICATION, useValue: configuration.jwtAuthentication },
       { provide: STARTUP_AUTHORIZATION, useValue: configuration.authorization },
       { provide: ABAC_POLICIES, useValue: configuration.abacPolicies },
       { provide: AUDIT_SETTINGS, useValue: configuration.audit },
@@ -71,6 +74,7 @@ export class AppModule implements NestModule {
         ReviewsModule,
         AccessModule,
         AuthenticationModule,
+        JwtAuthenticationModule,
         BootstrapTokenModule,
         ServiceAccountModule,
         TokenWebhookModule,

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { AuthenticationSettings } from '../authentication/authenticator';
 import { loadTokenFile } from '../authentication/token-file';
+import { loadStartupJwtAuthentication, StartupJwtAuthentication } from '../authentication/jwt/startup';
 import { loadAbacPolicies } from '../authorization/abac/abac-authorizer';
 import { AbacPolicy } from '../authorization/abac/abac-policy';
 import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
@@ -24,6 +25,8 @@ export interface ServerConfiguration {
   options: ServerOptions;
   serving: ServingFiles;
   authentication: AuthenticationSettings;
+  /** The JWT authenticators of --authentication-config or the --oidc-* flags. */
+  jwtAuthentication: StartupJwtAuthentication;
   authorization: StartupAuthorization;
   /** --authorization-policy-file, parsed; null unless an ABAC authorizer is configured. */
   abacPolicies: AbacPolicy[] | null;
@@ -79,6 +82,14 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
   if (options.tokenAuthFile) authentication.staticTokens = await fromFlag('--token-auth-file', () => loadTokenFile(options.tokenAuthFile!));
   await loadProxyAndTokenWebhook(options, authentication, warnings);
 
+  const jwtAuthentication = await fromFlag(options.authenticationConfigFile ? '--authentication-config' : '--oidc-issuer-url', () => loadStartupJwtAuthentication(options));
+  const anonymousConfig = jwtAuthentication.loaded.configuration.anonymous;
+  if (anonymousConfig) {
+    if (options.anonymousAuth !== undefined) throw new FlagError('--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+    authentication.anonymous = anonymousConfig.enabled;
+    if (anonymousConfig.conditions.length) authentication.anonymousPaths = anonymousConfig.conditions.map((c) => c.path);
+  }
+
   const serviceAccountKeys = await readServiceAccountKeyFiles(options.serviceAccounts, fromFlag);
 
   const authorization = await fromFlag(options.authorizationConfigFile ? '--authorization-config' : '--authorization-webhook-config-file', () =>
@@ -90,7 +101,7 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
     abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
   }
   const audit = loadAuditSettings(options.audit, warnings);
-  return { options, serving, authentication, authorization, abacPolicies, audit, serviceAccountKeys, warnings };
+  return { options, serving, authentication, jwtAuthentication, authorization, abacPolicies, audit, serviceAccountKeys, warnings };
 }
 
 /** The standard header names an aggregated server reads, with the flag that may leave one out. */

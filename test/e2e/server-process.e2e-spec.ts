@@ -252,6 +252,19 @@ describe('the server process with a bad flag or configuration file', () => {
     await refused(['--database-url=mysql://platform:s3cret-Passw0rd@db/authz'], '--database-url: unsupported scheme "mysql"; expected postgres://user:password@host:port/database');
   });
 
+  it('refuses a bad authentication configuration, and the OIDC flags next to one', async () => {
+    const authn = file(
+      'authn.yaml',
+      ['apiVersion: apiserver.config.platform.io/v1', 'kind: AuthenticationConfiguration', 'jwt:', '- issuer: {url: "http://idp.example", audiences: [a]}', '  claimMappings: {username: {claim: sub}}', ''].join('\n'),
+    );
+    await refused(
+      [`--authentication-config=${authn}`],
+      '--authentication-config: [jwt[0].issuer.url: Invalid value: "http://idp.example": URL scheme must be https, jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]',
+    );
+    await refused([`--authentication-config=${authn}`, '--oidc-issuer-url=https://idp.example'], 'authentication-config file and oidc-* flags are mutually exclusive');
+    await refused(['--oidc-issuer-url=https://idp.example', '--oidc-client-id=platform', '--oidc-signing-algs=HS256'], 'invalid argument "HS256" for "--oidc-signing-algs" flag: oidc: unsupported signing alg: HS256');
+  });
+
   it('refuses bad authorization files: configuration, webhook kubeconfig, ABAC policy', async () => {
     const notYaml = file('authz.yaml', '{ not: [valid');
     const config = await start([`--authorization-config=${notYaml}`]);

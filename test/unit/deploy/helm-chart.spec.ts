@@ -157,14 +157,6 @@ describe('the Helm chart', () => {
     expect(served).toContain('--authorization-mode');
     // Flags of features still to come, named as kube-apiserver names them.
     const forthcoming = [
-      '--authentication-config',
-      '--oidc-issuer-url',
-      '--oidc-client-id',
-      '--oidc-username-claim',
-      '--oidc-username-prefix',
-      '--oidc-groups-claim',
-      '--oidc-groups-prefix',
-      '--oidc-ca-file',
       '--service-account-issuer',
       '--service-account-signing-key-file',
       '--service-account-key-file',
