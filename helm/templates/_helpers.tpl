@@ -106,7 +106,10 @@ replicas need PostgreSQL; a stopping pod must outlive its shutdown delay.
 {{- else if include "authz.generatedClientCA" . }}
 - --client-ca-file=/etc/platform-authz/tls/ca.crt
 {{- end }}
+{{- /* An AuthenticationConfiguration with an anonymous section decides anonymous access itself; the server refuses both. */}}
+{{- if not (hasKey (.Values.authentication.config | default dict) "anonymous") }}
 - {{ printf "--anonymous-auth=%v" .Values.authentication.anonymous | quote }}
+{{- end }}
 {{- if .Values.authentication.tokenFileSecret }}
 - {{ printf "--token-auth-file=/etc/platform-authz/tokens/%v" .Values.authentication.tokenFileKey | quote }}
 {{- end }}
