@@ -17,19 +17,28 @@ async function main(): Promise<number> {
   }
 
   const logger = new Logger('Server');
+  // The first SIGTERM or SIGINT starts the graceful termination; a second one exits at once (1), as kube does.
+  // Handlers are in place before anyone can learn the server is up (the "serving on" line), so a signal sent
+  // right after it never meets Node's default action; one that comes while the server starts stops it once started.
+  let firstSignal: NodeJS.Signals | undefined;
+  let onFirstSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (firstSignal) {
+      process.stdout.write(`${signal} received again, exiting at once\n`);
+      process.exit(1);
+    }
+    firstSignal = signal;
+    process.stdout.write(`${signal} received, shutting down\n`);
+    onFirstSignal?.(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   const server = await startServer(options);
   process.stdout.write(`serving on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
 
-  // The first SIGTERM or SIGINT starts the graceful termination; a second one exits at once (1), as kube does.
   return new Promise<number>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        process.stdout.write(`${signal} received again, exiting at once\n`);
-        process.exit(1);
-      }
-      stopping = true;
-      process.stdout.write(`${signal} received, shutting down\n`);
+    onFirstSignal = (signal) =>
       server.shutdown(`${signal} received`).then(
         () => resolve(0),
         (err) => {
@@ -37,9 +46,7 @@ async function main(): Promise<number> {
           resolve(1);
         },
       );
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    if (firstSignal) onFirstSignal(firstSignal);
   });
 }
 
