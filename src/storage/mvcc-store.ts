@@ -1,4 +1,4 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { KubeObject } from '../apimachinery/types';
 import { CHANGES_CHANNEL } from './change-notifier';
 import { buildListQuery } from './list-query';
@@ -8,6 +8,7 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   ListOptions,
+  LocalCommitListener,
   ListResult,
   ObjectKey,
   ObjectStore,
@@ -21,6 +22,7 @@ import {
   WritePreconditions,
 } from './object-store';
 import { fromColumn, toColumn } from './object-column';
+import { dataSourceSession, SqlQuery, SqlSession } from './sql-session';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -37,6 +39,18 @@ function withRevision(column: unknown, revision: string): KubeObject {
   const object = fromColumn(column);
   object.metadata = { ...object.metadata, resourceVersion: revision };
   return object;
+}
+
+/** A written object as the store hands it out: a shallow copy with its revision (the writer's object is not changed). */
+function asWritten(object: KubeObject, revision: string): KubeObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: revision } };
+}
+
+/** The row lockCurrent reads: the object as its JSON text, so a change knows its size without encoding it again. */
+interface CurrentRow {
+  revision: string;
+  uid: string | null;
+  object: string;
 }
 
 function isBelow(revision: string, mark: string): boolean {
@@ -60,29 +74,44 @@ interface RevisionRow {
   revision: string;
 }
 
+/** Bumps the counter and queues the NOTIFY (delivered on commit); answers the write's revision. */
+const NEXT_REVISION = `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
+  SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`;
+
 export class MvccStore implements ObjectStore {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly commitListeners = new Set<LocalCommitListener>();
+
+  /** `sql` is the hot path (a Database's); without one, statements go through the DataSource. */
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sql: SqlSession = dataSourceSession(dataSource),
+  ) {}
+
+  addCommitListener(listener: LocalCommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
 
   async currentRevision(): Promise<string> {
-    const [row] = await this.dataSource.query<RevisionRow[]>(`SELECT revision::text AS revision FROM kv_revision WHERE id = 1`);
+    const [row] = await this.sql.query<RevisionRow>(`SELECT revision::text AS revision FROM kv_revision WHERE id = 1`);
     return row.revision;
   }
 
   async compactedRevision(): Promise<string> {
-    const [row] = await this.dataSource.query<RevisionRow[]>(`SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1`);
+    const [row] = await this.sql.query<RevisionRow>(`SELECT compacted_revision::text AS revision FROM kv_meta WHERE id = 1`);
     return row.revision;
   }
 
   async get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null> {
     if (!isStorableKey(key)) return null;
     if (atRevision === undefined) {
-      const rows: ObjectRow[] = await this.dataSource.query(
+      const rows = await this.sql.query<ObjectRow>(
         `SELECT revision::text AS revision, object FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3`,
         [key.resource, key.namespace, key.name],
       );
       return rows.length ? this.stored(key, rows[0]) : null;
     }
-    const [row]: Array<Partial<ObjectRow> & { compacted: string; op: Op | null }> = await this.dataSource.query(
+    const [row] = await this.sql.query<Partial<ObjectRow> & { compacted: string; op: Op | null }>(
       `SELECT m.compacted_revision::text AS compacted, l.revision::text AS revision, l.op, l.object
          FROM kv_meta m
          LEFT JOIN LATERAL (
@@ -100,8 +129,10 @@ export class MvccStore implements ObjectStore {
   async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
     if (opts.namespace !== undefined && !isStorableKeyPart(opts.namespace)) return this.emptyList(opts);
     const { sql, params } = buildListQuery(resource, opts);
-    const rows: Array<Partial<ObjectRow> & { snapshot: string; compacted: string; remaining: string | null; namespace: string | null; name: string }> =
-      await this.dataSource.query(sql, params);
+    const rows = await this.sql.query<Partial<ObjectRow> & { snapshot: string; compacted: string; remaining: string | null; namespace: string | null; name: string }>(
+      sql,
+      params,
+    );
     const { snapshot, compacted, remaining } = rows[0];
     if (opts.atRevision !== undefined && isBelow(opts.atRevision, compacted)) throw new RevisionCompactedError(opts.atRevision, compacted);
 
@@ -119,9 +150,9 @@ export class MvccStore implements ObjectStore {
   create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new UnstorableKeyError(key));
     const json = JSON.stringify(object);
-    return this.write(async (tx, revision) => {
+    return this.write(key, async (query, revision) => {
       // Both rows or neither: the log row is only written if the key was free.
-      const inserted: unknown[] = await tx.query(
+      const inserted = await query(
         `WITH fresh AS (
            INSERT INTO kv_current (resource, namespace, name, revision, uid, object) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING 1)
@@ -131,16 +162,16 @@ export class MvccStore implements ObjectStore {
         [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
       if (inserted.length === 0) throw new KeyExistsError(key);
-      return this.stored(key, { revision, object: JSON.parse(json) as KubeObject });
+      return { type: 'ADDED', key, revision, object: asWritten(object, revision), bytes: json.length };
     });
   }
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
     const json = JSON.stringify(object);
-    return this.write(async (tx, revision) => {
-      await this.lockCurrent(tx, key, pre);
-      await tx.query(
+    return this.write(key, async (query, revision) => {
+      const current = await this.lockCurrent(query, key, pre);
+      await query(
         `WITH changed AS (
            UPDATE kv_current SET revision = $4, uid = $5, object = $6
             WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING 1)
@@ -148,23 +179,31 @@ export class MvccStore implements ObjectStore {
          SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb FROM changed`,
         [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
       );
-      return this.stored(key, { revision, object: JSON.parse(json) as KubeObject });
+      return {
+        type: 'MODIFIED',
+        key,
+        revision,
+        object: asWritten(object, revision),
+        previous: withRevision(JSON.parse(current.object), current.revision),
+        bytes: json.length + current.object.length,
+      };
     });
   }
 
   delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
-    return this.write(async (tx, revision) => {
-      const last = await this.lockCurrent(tx, key, pre);
+    return this.write(key, async (query, revision) => {
+      const last = await this.lockCurrent(query, key, pre);
       // The tombstone carries the last state, so watchers and history see what was deleted.
-      await tx.query(
+      await query(
         `WITH gone AS (
            DELETE FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING uid, object)
          INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
          SELECT $4::bigint, $1, $2, $3, 'delete', uid, object FROM gone`,
         [key.resource, key.namespace, key.name, revision],
       );
-      return this.stored(key, { revision, object: last.object });
+      const previous = withRevision(JSON.parse(last.object), last.revision);
+      return { type: 'DELETED', key, revision, object: asWritten(previous, revision), previous, bytes: 2 * last.object.length };
     });
   }
 
@@ -181,7 +220,7 @@ export class MvccStore implements ObjectStore {
       object: string;
       previous: string | null;
       previous_revision: string | null;
-    }> = await this.dataSource.query(
+    }> = await this.sql.query(
       `WITH page AS (
          SELECT revision, resource, namespace, name, op, object::text AS object
            FROM kv_log WHERE revision > $1 ORDER BY revision LIMIT $2),
@@ -275,22 +314,32 @@ export class MvccStore implements ObjectStore {
     return { items: [], revision: opts.atRevision, hasMore: false };
   }
 
-  /** Runs a write in a transaction holding the next revision. */
-  private write<T>(fn: (tx: EntityManager, revision: string) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(async (tx) => {
-      const [{ revision }] = await tx.query<RevisionRow[]>(
-        `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
-         SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`,
-        [CHANGES_CHANNEL],
-      );
-      return fn(tx, revision);
-    });
+  /**
+   * Runs a write in a transaction holding the next revision, and tells this process's
+   * commit listeners (the change feed) about it: the revision before the commit, the change
+   * once committed, or that the write failed.
+   */
+  private async write(key: ObjectKey, fn: (query: SqlQuery, revision: string) => Promise<Change>): Promise<StoredObject> {
+    let revision: string | undefined;
+    let change: Change;
+    try {
+      change = await this.sql.transaction(async (query) => {
+        [{ revision }] = await query<RevisionRow>(NEXT_REVISION, [CHANGES_CHANNEL]);
+        for (const listener of this.commitListeners) listener.committing(revision);
+        return fn(query, revision);
+      });
+    } catch (err) {
+      if (revision !== undefined) for (const listener of this.commitListeners) listener.abandoned(revision);
+      throw err;
+    }
+    for (const listener of this.commitListeners) listener.committed(change);
+    return { key, revision: change.revision, object: change.object };
   }
 
   /** Locks the key's current row and checks the preconditions against it. */
-  private async lockCurrent(tx: EntityManager, key: ObjectKey, pre?: WritePreconditions): Promise<ObjectRow> {
-    const rows: Array<ObjectRow & { uid: string | null }> = await tx.query(
-      `SELECT revision::text AS revision, uid, object FROM kv_current
+  private async lockCurrent(query: SqlQuery, key: ObjectKey, pre?: WritePreconditions): Promise<CurrentRow> {
+    const rows = await query<CurrentRow>(
+      `SELECT revision::text AS revision, uid, object::text AS object FROM kv_current
         WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE`,
       [key.resource, key.namespace, key.name],
     );
