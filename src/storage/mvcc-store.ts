@@ -23,6 +23,7 @@ import {
 } from './object-store';
 import { fromColumn, toColumn } from './object-column';
 import { dataSourceSession, SqlQuery, SqlSession } from './sql-session';
+import { GroupCommit, RevisionedWrite } from './group-commit';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -78,14 +79,24 @@ interface RevisionRow {
 const NEXT_REVISION = `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
   SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`;
 
+export interface MvccStoreOptions {
+  /** Concurrent writes share transactions (see GroupCommit): for the embedded store, whose one session serialises them anyway. */
+  groupCommit?: boolean;
+}
+
 export class MvccStore implements ObjectStore {
   private readonly commitListeners = new Set<LocalCommitListener>();
+  private readonly commits: GroupCommit;
 
   /** `sql` is the hot path (a Database's); without one, statements go through the DataSource. */
   constructor(
     private readonly dataSource: DataSource,
     private readonly sql: SqlSession = dataSourceSession(dataSource),
-  ) {}
+    options: MvccStoreOptions = {},
+  ) {
+    const nextRevision = async (query: SqlQuery) => (await query<RevisionRow>(NEXT_REVISION, [CHANGES_CHANNEL]))[0].revision;
+    this.commits = new GroupCommit(sql, nextRevision, this.commitListeners, options.groupCommit ?? false);
+  }
 
   addCommitListener(listener: LocalCommitListener): () => void {
     this.commitListeners.add(listener);
@@ -314,25 +325,9 @@ export class MvccStore implements ObjectStore {
     return { items: [], revision: opts.atRevision, hasMore: false };
   }
 
-  /**
-   * Runs a write in a transaction holding the next revision, and tells this process's
-   * commit listeners (the change feed) about it: the revision before the commit, the change
-   * once committed, or that the write failed.
-   */
-  private async write(key: ObjectKey, fn: (query: SqlQuery, revision: string) => Promise<Change>): Promise<StoredObject> {
-    let revision: string | undefined;
-    let change: Change;
-    try {
-      change = await this.sql.transaction(async (query) => {
-        [{ revision }] = await query<RevisionRow>(NEXT_REVISION, [CHANGES_CHANNEL]);
-        for (const listener of this.commitListeners) listener.committing(revision);
-        return fn(query, revision);
-      });
-    } catch (err) {
-      if (revision !== undefined) for (const listener of this.commitListeners) listener.abandoned(revision);
-      throw err;
-    }
-    for (const listener of this.commitListeners) listener.committed(change);
+  /** Runs a write in a transaction holding the next revision (shared with other writes when grouped). */
+  private async write(key: ObjectKey, fn: RevisionedWrite): Promise<StoredObject> {
+    const change = await this.commits.run(fn);
     return { key, revision: change.revision, object: change.object };
   }
 

@@ -87,7 +87,11 @@ export class StorageModule {
       providers: [
         { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
-        { provide: OBJECT_STORE, useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql), inject: [DATABASE] },
+        {
+          provide: OBJECT_STORE,
+          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: db.engine === 'pglite' }),
+          inject: [DATABASE],
+        },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },
         {
           provide: CHANGE_WAKEUPS,

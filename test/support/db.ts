@@ -73,7 +73,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
   return {
     engine,
     db,
-    store: new MvccStore(db.dataSource, db.sql),
+    store: new MvccStore(db.dataSource, db.sql, { groupCommit: db.engine === 'pglite' }),
     settings: { ...settings, templateDump: undefined },
     close,
     async destroy() {
