@@ -13,8 +13,11 @@ interface Queued {
   reject(err: unknown): void;
 }
 
-/** How one write of a batch ended inside the transaction. */
-type Outcome = { change: Change } | { error: unknown };
+/** How one write of a batch ended inside the transaction; `refused`: the database failed it (the transaction is aborted). */
+type Outcome = { change: Change } | { error: unknown; refused?: true };
+
+/** Undoes a failed write's counter bump (it wrote nothing else). */
+const GIVE_BACK_REVISION = `UPDATE kv_revision SET revision = revision - 1 WHERE id = 1`;
 
 /**
  * Runs writes in transactions, each write holding the next revision, and tells the commit
@@ -23,9 +26,12 @@ type Outcome = { change: Change } | { error: unknown };
  *
  * Grouped (the embedded store, one session): writes that arrive while a transaction runs
  * wait for it and then share the next one, so one commit (and one fsync) serves them all.
- * Each runs inside its own savepoint: one that fails (conflict, already exists, a value the
- * database refuses) is rolled back to it, gives its revision back to the next, and fails
- * alone. Revisions stay dense and in commit order, as with one transaction per write.
+ * One that fails (conflict, already exists, a value the database refuses) fails alone and
+ * gives its revision back. Revisions stay dense and in commit order, as with one
+ * transaction per write.
+ *
+ * A write's function must change nothing when it throws on its own (only the database's
+ * errors may come after its statements), so giving back the revision undoes it.
  */
 export class GroupCommit {
   private readonly queue: Queued[] = [];
@@ -77,45 +83,67 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * One transaction for several writes. A write that fails without the database failing
+   * (the key exists, a stale precondition: it changed nothing) gives its revision back and
+   * fails alone. One the database refused aborts the transaction: it fails, and the others
+   * run again in a new one (rare, so no savepoint is paid on every write).
+   */
   private async together(batch: Queued[]): Promise<void> {
-    const outcomes: Outcome[] = [];
-    try {
-      await this.sql.transaction(async (query) => {
-        for (const { write } of batch) outcomes.push(await this.inSavepoint(query, write));
-      });
-    } catch (err) {
-      // The commit (or a savepoint statement) failed: nothing of the batch is known to be written.
-      batch.forEach((queued, i) => {
+    let pending = batch;
+    while (pending.length > 0) {
+      const outcomes: Outcome[] = [];
+      let refused = -1;
+      try {
+        await this.sql.transaction(async (query) => {
+          for (const { write } of pending) {
+            const outcome = await this.attempt(query, write);
+            outcomes.push(outcome);
+            if ('refused' in outcome) {
+              refused = outcomes.length - 1;
+              throw outcome.error;
+            }
+          }
+        });
+      } catch (err) {
+        // Nothing of this transaction was written.
+        for (const outcome of outcomes) if ('change' in outcome) this.abandoned(outcome.change.revision);
+        if (refused < 0) {
+          // The commit failed: every write of the batch fails.
+          pending.forEach((queued, i) => queued.reject(outcomes[i] && 'error' in outcomes[i] ? (outcomes[i] as { error: unknown }).error : err));
+          return;
+        }
+        pending[refused].reject(outcomes[refused] && (outcomes[refused] as { error: unknown }).error);
+        pending = pending.filter((_, i) => i !== refused);
+        continue;
+      }
+      pending.forEach((queued, i) => {
         const outcome = outcomes[i];
-        if (outcome && 'change' in outcome) this.abandoned(outcome.change.revision);
-        queued.reject(outcome && 'error' in outcome ? outcome.error : err);
+        if ('change' in outcome) {
+          this.committed(outcome.change);
+          queued.resolve(outcome.change);
+        } else queued.reject(outcome.error);
       });
       return;
     }
-    batch.forEach((queued, i) => {
-      const outcome = outcomes[i];
-      if ('change' in outcome) {
-        this.committed(outcome.change);
-        queued.resolve(outcome.change);
-      } else queued.reject(outcome.error);
-    });
   }
 
-  /** One write of a batch; its failure undoes only its own statements (and its revision). */
-  private async inSavepoint(query: SqlQuery, write: RevisionedWrite): Promise<Outcome> {
-    await query('SAVEPOINT group_write');
+  /** One write of a batch: its change, its own failure (revision given back), or the database's refusal. */
+  private async attempt(query: SqlQuery, write: RevisionedWrite): Promise<Outcome> {
     let revision: string | undefined;
     try {
       revision = await this.nextRevision(query);
       this.committing(revision);
-      const change = await write(query, revision);
-      await query('RELEASE SAVEPOINT group_write');
-      return { change };
+      return { change: await write(query, revision) };
     } catch (error) {
-      // Not committed: the next write of the batch gets this revision.
-      if (revision !== undefined) this.abandoned(revision);
-      await query('ROLLBACK TO SAVEPOINT group_write');
-      await query('RELEASE SAVEPOINT group_write');
+      if (revision === undefined) return { error, refused: true };
+      this.abandoned(revision);
+      try {
+        // The counter's row is this transaction's: the next write gets the same number.
+        await query(GIVE_BACK_REVISION);
+      } catch {
+        return { error, refused: true };
+      }
       return { error };
     }
   }

@@ -25,6 +25,9 @@ export function poolSession(pool: Pool): SqlSession {
     async transaction<T>(fn: (query: SqlQuery) => Promise<T>): Promise<T> {
       const client: PoolClient = await pool.connect();
       let broken: Error | undefined;
+      // A connection lost while held is reported as an event: no listener would crash the process.
+      const lost = (err: Error) => (broken = err);
+      client.on('error', lost);
       try {
         await client.query('BEGIN');
         const result = await fn(async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[]);
@@ -35,6 +38,7 @@ export function poolSession(pool: Pool): SqlSession {
         await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
         throw err;
       } finally {
+        client.off('error', lost);
         client.release(broken);
       }
     },
