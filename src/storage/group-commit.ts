@@ -1,8 +1,11 @@
 import { Change, LocalCommitListener } from './object-store';
 import { SqlQuery, SqlSession } from './sql-session';
 
-/** A write's work inside the transaction, once it holds its revision; answers the change it made. */
-export type RevisionedWrite = (query: SqlQuery, revision: string) => Promise<Change>;
+/**
+ * A write's work inside the transaction: it takes the next revision (bumping the counter) and
+ * calls `took` with it at once, then answers the change it made.
+ */
+export type RevisionedWrite = (query: SqlQuery, took: (revision: string) => void) => Promise<Change>;
 
 /** At most this many writes share a transaction (a bound on how long one holds the session). */
 const MAX_BATCH = 128;
@@ -39,7 +42,6 @@ export class GroupCommit {
 
   constructor(
     private readonly sql: SqlSession,
-    private readonly nextRevision: (query: SqlQuery) => Promise<string>,
     private readonly listeners: ReadonlySet<LocalCommitListener>,
     private readonly grouped: boolean,
   ) {}
@@ -57,11 +59,12 @@ export class GroupCommit {
     let revision: string | undefined;
     let change: Change;
     try {
-      change = await this.sql.transaction(async (query) => {
-        revision = await this.nextRevision(query);
-        this.committing(revision);
-        return write(query, revision);
-      });
+      change = await this.sql.transaction((query) =>
+        write(query, (taken) => {
+          revision = taken;
+          this.committing(taken);
+        }),
+      );
     } catch (err) {
       if (revision !== undefined) this.abandoned(revision);
       throw err;
@@ -132,9 +135,11 @@ export class GroupCommit {
   private async attempt(query: SqlQuery, write: RevisionedWrite): Promise<Outcome> {
     let revision: string | undefined;
     try {
-      revision = await this.nextRevision(query);
-      this.committing(revision);
-      return { change: await write(query, revision) };
+      const change = await write(query, (taken) => {
+        revision = taken;
+        this.committing(taken);
+      });
+      return { change };
     } catch (error) {
       if (revision === undefined) return { error, refused: true };
       this.abandoned(revision);

@@ -94,8 +94,7 @@ export class MvccStore implements ObjectStore {
     private readonly sql: SqlSession = dataSourceSession(dataSource),
     options: MvccStoreOptions = {},
   ) {
-    const nextRevision = async (query: SqlQuery) => (await query<RevisionRow>(NEXT_REVISION, [CHANGES_CHANNEL]))[0].revision;
-    this.commits = new GroupCommit(sql, nextRevision, this.commitListeners, options.groupCommit ?? false);
+    this.commits = new GroupCommit(sql, this.commitListeners, options.groupCommit ?? false);
   }
 
   addCommitListener(listener: LocalCommitListener): () => void {
@@ -161,26 +160,33 @@ export class MvccStore implements ObjectStore {
   create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new UnstorableKeyError(key));
     const json = JSON.stringify(object);
-    return this.write(key, async (query, revision) => {
-      // Both rows or neither: the log row is only written if the key was free.
-      const inserted = await query(
-        `WITH fresh AS (
-           INSERT INTO kv_current (resource, namespace, name, revision, uid, object) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING 1)
-         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
-         SELECT $4::bigint, $1, $2, $3, 'create', $5, $6::jsonb FROM fresh
-         RETURNING revision`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
+    return this.write(key, async (query, took) => {
+      // One statement takes the revision and writes both rows, or neither when the key is
+      // taken (the revision is then given back with the transaction).
+      const [row] = await query<RevisionRow & { created: boolean }>(
+        `WITH next AS (
+           UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision),
+         fresh AS (
+           INSERT INTO kv_current (resource, namespace, name, revision, uid, object)
+           SELECT $1::text, $2::text, $3::text, revision, $4::text, $5::jsonb FROM next
+           ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING revision),
+         logged AS (
+           INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
+           SELECT revision, $1, $2, $3, 'create', $4, $5::jsonb FROM fresh RETURNING revision)
+         SELECT revision::text AS revision, pg_notify($6, revision::text), EXISTS (SELECT 1 FROM logged) AS created FROM next`,
+        [key.resource, key.namespace, key.name, object.metadata?.uid ?? null, toColumn(json), CHANGES_CHANNEL],
       );
-      if (inserted.length === 0) throw new KeyExistsError(key);
-      return { type: 'ADDED', key, revision, object: asWritten(object, revision), bytes: json.length };
+      took(row.revision);
+      if (!row.created) throw new KeyExistsError(key);
+      return { type: 'ADDED', key, revision: row.revision, object: asWritten(object, row.revision), bytes: json.length };
     });
   }
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
     const json = JSON.stringify(object);
-    return this.write(key, async (query, revision) => {
+    return this.write(key, async (query, took) => {
+      const revision = await this.takeRevision(query, took);
       const current = await this.lockCurrent(query, key, pre);
       await query(
         `WITH changed AS (
@@ -203,7 +209,8 @@ export class MvccStore implements ObjectStore {
 
   delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
-    return this.write(key, async (query, revision) => {
+    return this.write(key, async (query, took) => {
+      const revision = await this.takeRevision(query, took);
       const last = await this.lockCurrent(query, key, pre);
       // The tombstone carries the last state, so watchers and history see what was deleted.
       await query(
@@ -329,6 +336,13 @@ export class MvccStore implements ObjectStore {
   private async write(key: ObjectKey, fn: RevisionedWrite): Promise<StoredObject> {
     const change = await this.commits.run(fn);
     return { key, revision: change.revision, object: change.object };
+  }
+
+  /** Bumps the counter (its row lock serialises writers until commit) and queues the NOTIFY. */
+  private async takeRevision(query: SqlQuery, took: (revision: string) => void): Promise<string> {
+    const [{ revision }] = await query<RevisionRow>(NEXT_REVISION, [CHANGES_CHANNEL]);
+    took(revision);
+    return revision;
   }
 
   /** Locks the key's current row and checks the preconditions against it. */
