@@ -27,8 +27,8 @@ const GIVE_BACK_REVISION = `UPDATE kv_revision SET revision = revision - 1 WHERE
  * listeners (the change feed) about each: `committing` when it holds its revision,
  * `committed` after the commit, `abandoned` when it failed.
  *
- * Grouped (the embedded store, one session): writes that arrive while a transaction runs
- * wait for it and then share the next one, so one commit (and one fsync) serves them all.
+ * Grouped: writes that arrive while a transaction runs wait for it and then share the next
+ * one, so one commit (and one fsync) serves them all.
  * One that fails (conflict, already exists, a value the database refuses) fails alone and
  * gives its revision back. Revisions stay dense and in commit order, as with one
  * transaction per write.

@@ -89,7 +89,7 @@ export class StorageModule {
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
         {
           provide: OBJECT_STORE,
-          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: db.engine === 'pglite' }),
+          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
           inject: [DATABASE],
         },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },

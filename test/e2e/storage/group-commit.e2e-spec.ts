@@ -13,7 +13,7 @@ const objectOf = (name: string, uid = `uid-${name}`): KubeObject => ({ metadata:
 /**
  * Group commit: concurrent writes share transactions, each keeps its own revision, and one
  * that fails (the key exists, a stale precondition, a value the database refuses) fails
- * alone. The store runs grouped on both engines here (the server groups on the embedded one).
+ * alone, on every engine of the run.
  */
 describe.each(testEngines())('group commit on %s', (engine) => {
   let db: TestDatabase;
