@@ -75,6 +75,13 @@ interface RevisionRow {
   revision: string;
 }
 
+/**
+ * Revisions of the log one compaction step sweeps: a row superseded inside a step goes in it,
+ * one superseded in a later step goes in that one (its key is touched there), so steps add
+ * up to one sweep, each short enough not to hold the embedded engine (and the event loop) long.
+ */
+const COMPACTION_STEP = 1000n;
+
 /** Bumps the counter and queues the NOTIFY (delivered on commit); answers the write's revision. */
 const NEXT_REVISION = `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
   SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`;
@@ -291,7 +298,19 @@ export class MvccStore implements ObjectStore {
    * becomes the lowest revision still answered exactly: past every removed tombstone and
    * at the successor of every removed superseded row.
    */
-  compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }> {
+  async compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }> {
+    let removedRows = 0;
+    for (;;) {
+      const step = await this.compactStep(olderThanMs);
+      removedRows += step.removedRows;
+      if (!step.more) return { removedRows, compactedRevision: step.compactedRevision };
+      // Requests run between steps (on the embedded engine a statement holds the event loop).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** One sweep of at most COMPACTION_STEP revisions of the log; `more` when the horizon is further. */
+  private compactStep(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string; more: boolean }> {
     return this.dataSource.transaction(async (tx) => {
       // Locking the marks makes concurrent compactions (several replicas) take turns.
       const [meta] = await tx.query<{ compacted: string; swept: string }[]>(
@@ -303,7 +322,9 @@ export class MvccStore implements ObjectStore {
            (SELECT revision FROM kv_revision WHERE id = 1))::text AS horizon`,
         [Math.max(0, Math.floor(olderThanMs))],
       );
-      if (!isBelow(meta.swept, horizon)) return { removedRows: 0, compactedRevision: meta.compacted };
+      if (!isBelow(meta.swept, horizon)) return { removedRows: 0, compactedRevision: meta.compacted, more: false };
+      const stepEnd = BigInt(meta.swept) + COMPACTION_STEP;
+      const upTo = stepEnd < BigInt(horizon) ? stepEnd.toString() : horizon;
 
       const [swept] = await tx.query<{ count: number; exact_from: string | null }[]>(
         `WITH touched AS (
@@ -319,12 +340,12 @@ export class MvccStore implements ObjectStore {
          removed AS (
            DELETE FROM kv_log USING doomed WHERE kv_log.revision = doomed.revision RETURNING doomed.exact_from)
          SELECT count(*)::int AS count, max(exact_from)::text AS exact_from FROM removed`,
-        [meta.swept, horizon],
+        [meta.swept, upTo],
       );
       let compacted: string = meta.compacted;
       if (swept.exact_from !== null && isBelow(compacted, swept.exact_from)) compacted = swept.exact_from;
-      await tx.query(`UPDATE kv_meta SET compacted_revision = $1, swept_revision = $2 WHERE id = 1`, [compacted, horizon]);
-      return { removedRows: Number(swept.count), compactedRevision: compacted };
+      await tx.query(`UPDATE kv_meta SET compacted_revision = $1, swept_revision = $2 WHERE id = 1`, [compacted, upTo]);
+      return { removedRows: Number(swept.count), compactedRevision: compacted, more: upTo !== horizon };
     });
   }
 
