@@ -15,14 +15,15 @@ import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
-import { BenchServer, startBaseline, startBenchServer } from './servers';
+import { runCreatesBench } from './creates';
+import { BenchServer, startBenchServer } from './servers';
 
 /**
  * `npm run bench`: list paging, watch fan-out and create throughput, each against a bare
  * Nest + Express HTTPS endpoint measured in the same run where a baseline makes sense.
  * Figures go to stdout; the issue notes quote them. `npm run bench -- codecs` runs only the
  * in-process encode/decode figures of the response formats (bench/codecs.ts); `-- creates`
- * only create throughput on the embedded store, with and without fsync per commit; `-- metrics-cost`
+ * only create throughput against its floor (bench/creates.ts); `-- metrics-cost`
  * only the SubjectAccessReview benchmark with and without request metrics (bench/metrics-cost.ts);
  * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts);
  * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts).
@@ -56,33 +57,6 @@ async function runConcurrent(total: number, concurrency: number, task: (i: numbe
     }),
   );
   return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-async function createThroughput(server: BenchServer, label: string, total: number): Promise<number> {
-  const client = server.client(16);
-  await ensureNamespace(client, 'bench-create');
-  const seconds = await runConcurrent(total, 16, async (i) => {
-    const res = await client.request('POST', `${RBAC}/namespaces/bench-create/roles`, ROLE(`c-${i}`));
-    if (res.status !== 201) throw new Error(`create ${i}: ${res.status} ${JSON.stringify(res.body)}`);
-  });
-  const rate = total / seconds;
-  console.log(`create throughput (${label}): ${total} creates in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} creates/s`);
-  return rate;
-}
-
-async function baselineThroughput(server: BenchServer, total: number): Promise<number> {
-  const m = server.running.material;
-  const baseline = await startBaseline({ key: m.servingKeyPem, cert: m.servingCertPem, ca: m.caCertPem });
-  const client = new BenchClient(baseline.url, { ca: m.caCertPem }, 16);
-  const seconds = await runConcurrent(total, 16, async () => {
-    const res = await client.request('POST', '/baseline', ROLE('x'));
-    if (res.status !== 201) throw new Error(`baseline: ${res.status}`);
-  });
-  client.close();
-  await baseline.close();
-  const rate = total / seconds;
-  console.log(`baseline (bare Nest + Express HTTPS POST): ${total} requests in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} requests/s`);
-  return rate;
 }
 
 async function listPaging(server: BenchServer, label: string, items: number, page: number): Promise<void> {
@@ -191,39 +165,33 @@ async function main() {
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
   // whole server processes next to a bare Nest app (bench/process.ts).
   if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();
-  const creates = Number(process.env.BENCH_CREATES ?? 2000);
-  // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
+  // `npm run bench -- creates`: only create throughput against its floor (bench/creates.ts), on the
+  // embedded store with and without fsync and on PostgreSQL when it answers (`-- creates embedded`: not PostgreSQL).
   const createsOnly = process.argv.includes('creates');
   const engines: Array<{ label: string; url?: string; overrides?: Partial<ServerOptions>; createsOnly?: boolean }> = [
     { label: 'embedded PGlite, fsync per commit (default)' },
     { label: 'embedded PGlite, --embedded-fsync=false', overrides: { embeddedFsync: false }, createsOnly: true },
   ];
-  if (createsOnly) console.log('create throughput only (npm run bench -- creates)');
+  if (createsOnly && process.argv.includes('embedded')) console.log('PostgreSQL skipped (npm run bench -- creates embedded)');
   else if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
   else console.log(`PostgreSQL at ${PG_URL} does not answer: its figures are skipped`);
+  // `-- creates postgres`: PostgreSQL only.
+  await runCreatesBench(createsOnly && process.argv.includes('postgres') ? engines.filter((e) => e.url) : engines);
+  if (createsOnly) return;
   // `npm run bench -- watch-memory`: only what stuck watchers leave behind (bench/watch-memory.ts).
   if (process.argv.includes('watch-memory')) {
     return runWatchMemoryBench(engines.filter((e) => !e.createsOnly));
   }
 
-  const embeddedRates: number[] = [];
-  for (const engine of engines) {
+  for (const engine of engines.filter((e) => !e.createsOnly)) {
     const server = await startBenchServer(engine.url, engine.overrides);
     try {
-      const baseline = await baselineThroughput(server, creates);
-      const rate = await createThroughput(server, engine.label, creates);
-      console.log(`create throughput (${engine.label}) / baseline = ${(rate / baseline).toFixed(3)}`);
-      if (!engine.url) embeddedRates.push(rate);
-      if (createsOnly || engine.createsOnly) continue;
       await listPaging(server, engine.label, 10_000, 500);
       await watchFanOut(server, engine.label, 1000, 5);
     } finally {
       await server.close();
     }
   }
-  const [durable, fast] = embeddedRates;
-  console.log(`embedded store: durable commits cost ${((1 - durable / fast) * 100).toFixed(1)}% of create throughput (${durable.toFixed(0)} vs ${fast.toFixed(0)} creates/s)`);
-  if (createsOnly) return;
   await runRbacBench();
   await runAccessReviewBench();
   await runWatchMemoryBench(engines.filter((e) => !e.createsOnly));

@@ -17,27 +17,32 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** Our server on a temp data dir: the embedded store, or a scratch database on PostgreSQL. */
-export async function startBenchServer(databaseUrl?: string, overrides: Partial<ServerOptions> = {}): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  let dropDb: (() => Promise<void>) | undefined;
-  let url: string | undefined;
-  if (databaseUrl) {
-    const name = `platform_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(databaseUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
-    dropDb = async () => {
+/** A new database on the PostgreSQL server of `databaseUrl`, and its removal. */
+export async function createScratchDatabase(databaseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `platform_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(databaseUrl);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
       const c = new Client({ connectionString: databaseUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
-    };
-  }
+    },
+  };
+}
+
+/** Our server on a temp data dir: the embedded store, or a scratch database on PostgreSQL. */
+export async function startBenchServer(databaseUrl?: string, overrides: Partial<ServerOptions> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const scratch = databaseUrl ? await createScratchDatabase(databaseUrl) : undefined;
+  const url = scratch?.url;
+  const dropDb = scratch?.drop;
   const running = await startServer(defaultOptions({ securePort: 0, dataDir, databaseUrl: url, writeAdminKubeconfig: false, ...overrides }), {
     logLevels: ['error'],
   });

@@ -70,7 +70,7 @@ export class NamespaceStorage extends GenericStorage {
       if (opts.dryRun) return { body: { apiVersion: 'v1', kind: 'Namespace', ...terminating }, code: 200 };
       try {
         const stored = await this.objects.update(current.key, terminating, { revision: current.revision });
-        this.notifyWritten();
+        this.notifyWritten(stored.revision);
         return { body: { apiVersion: 'v1', kind: 'Namespace', ...stored.object }, code: 200 };
       } catch (err) {
         if (err instanceof StaleRevisionError && attempt < 5) continue;

@@ -1,10 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../config/options';
-import { Change, ObjectStore, RevisionCompactedError } from './object-store';
+import { Change, LocalCommitListener, ObjectStore, RevisionCompactedError } from './object-store';
 
-/** Something that calls back when another writer committed (LISTEN/NOTIFY); may miss calls. */
+/**
+ * Something that calls back when a writer committed (LISTEN/NOTIFY), with the revision when
+ * it knows it; may miss calls.
+ */
 export interface WakeupSource {
-  subscribe(onWake: () => void): Promise<() => Promise<void>>;
+  subscribe(onWake: (revision?: string) => void): Promise<() => Promise<void>>;
   /**
    * Every committed change wakes the feed (the embedded store: only this process can write to
    * it and its NOTIFY cannot be lost), so the log is never polled.
@@ -37,9 +40,14 @@ const DEFAULTS: ChangeFeedOptions = {
 };
 
 /**
- * This process's view of the shared change log: tails it from the last revision seen,
- * woken by NOTIFY and (unless the wake-ups are complete) by a poll, and keeps a window of recent changes that watchers
- * replay from. Every replica runs one, so all see the same changes in the same order.
+ * This process's view of the shared change log, and a window of recent changes that
+ * watchers replay from. Every replica runs one, so all see the same changes in the same order.
+ *
+ * Its own writes come from the store as they commit (no read-back); writes of other
+ * replicas are read from the log once a NOTIFY names a revision this process neither has
+ * nor is committing, and (unless the wake-ups are complete) by a poll. Revisions are dense
+ * (a failed write gives its number back), so the head only moves to the next revision: a
+ * local change that commits past a gap waits until the log read fills the gap.
  */
 export class ChangeFeed {
   private readonly logger = new Logger('ChangeFeed');
@@ -47,6 +55,13 @@ export class ChangeFeed {
   private window: Change[] = [];
   private windowBytes = 0;
   private head = 0n;
+  /** Local changes committed past the head, waiting for the revisions before them. */
+  private readonly pending = new Map<bigint, Change>();
+  /** Revisions local writes hold and have not committed yet (a count: a failed write's number is reused). */
+  private readonly inflight = new Map<bigint, number>();
+  /** In-flight revisions a NOTIFY named: if the local write fails, someone else committed that number. */
+  private readonly notifiedInflight = new Set<bigint>();
+  private removeCommitListener: (() => void) | null = null;
   private readonly waiters = new Set<() => void>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
@@ -68,12 +83,15 @@ export class ChangeFeed {
   }
 
   async start(): Promise<void> {
+    // Listening before the head is read: a write committing meanwhile is either below it or taken.
+    this.removeCommitListener = this.store.addCommitListener?.(this.localCommits) ?? null;
     this.head = BigInt(await this.store.currentRevision());
-    if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe(() => this.poke());
+    this.takePending();
+    if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe((revision) => this.onWake(revision));
+    this.started = true;
     if (this.wakeups?.complete) return;
     this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
     this.timer.unref();
-    this.started = true;
   }
 
   isStarted(): boolean {
@@ -87,6 +105,7 @@ export class ChangeFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.removeCommitListener?.();
     if (this.timer) clearInterval(this.timer);
     if (this.unsubscribe) await this.unsubscribe();
     for (const wake of this.waiters) wake();
@@ -96,6 +115,77 @@ export class ChangeFeed {
   /** The newest revision this process has read from the log. */
   headRevision(): string {
     return this.head.toString();
+  }
+
+  /** The commits of this process's writes, straight from the store. */
+  private readonly localCommits: LocalCommitListener = {
+    committing: (revision) => {
+      const r = BigInt(revision);
+      this.inflight.set(r, (this.inflight.get(r) ?? 0) + 1);
+    },
+    committed: (change) => {
+      this.settle(BigInt(change.revision));
+      if (this.stopped || BigInt(change.revision) <= this.head) return;
+      this.pending.set(BigInt(change.revision), change);
+      this.takePending();
+    },
+    abandoned: (revision) => {
+      // Only if a NOTIFY named the number meanwhile did some writer commit it: read the log then.
+      if (this.settle(BigInt(revision))) void this.poke();
+    },
+  };
+
+  /** Ends one local write's hold of `revision`; answers whether a NOTIFY named it meanwhile. */
+  private settle(revision: bigint): boolean {
+    const holders = (this.inflight.get(revision) ?? 1) - 1;
+    if (holders > 0) {
+      this.inflight.set(revision, holders);
+      return this.notifiedInflight.has(revision);
+    }
+    this.inflight.delete(revision);
+    return this.notifiedInflight.delete(revision);
+  }
+
+  /** A NOTIFY: the log is read unless the revision is one this process has or is committing itself. */
+  private onWake(revision?: string): void {
+    if (revision !== undefined && /^[0-9]+$/.test(revision)) {
+      const r = BigInt(revision);
+      if (r <= this.head || this.pending.has(r)) return;
+      if (this.inflight.has(r)) {
+        this.notifiedInflight.add(r);
+        return;
+      }
+    }
+    void this.poke();
+  }
+
+  /** Moves the head over the local changes that follow it, and drops those the log already gave. */
+  private takePending(): void {
+    if (this.pending.size === 0) return;
+    const taken: Change[] = [];
+    for (let next = this.pending.get(this.head + 1n); next; next = this.pending.get(this.head + 1n)) {
+      this.pending.delete(this.head + 1n);
+      taken.push(next);
+      this.head++;
+    }
+    for (const r of this.pending.keys()) if (r <= this.head) this.pending.delete(r);
+    if (taken.length === 0) return;
+    this.remember(taken);
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * A local write returned `revision`: read the log only if the change did not arrive with the
+   * commit (a store without commit listeners).
+   */
+  wrote(revision: string): void {
+    if (BigInt(revision) > this.head && !this.pending.has(BigInt(revision))) void this.poke();
   }
 
   /** Reads the log now (after a local write, or when a client names a newer revision). */
@@ -122,11 +212,14 @@ export class ChangeFeed {
         if (!this.following) this.logger.log('reading the change log again');
         this.following = true;
         if (batch.length === 0) return;
-        this.remember(batch);
-        this.head = BigInt(batch[batch.length - 1].revision);
-        const waiters = [...this.waiters];
-        this.waiters.clear();
-        for (const wake of waiters) wake();
+        // Local commits may have moved the head while the log was read: only what follows it is new.
+        const fresh = batch.filter((change) => BigInt(change.revision) > this.head);
+        if (fresh.length > 0) {
+          this.remember(fresh);
+          this.head = BigInt(fresh[fresh.length - 1].revision);
+          this.wakeWaiters();
+        }
+        this.takePending();
         // A short batch is the end of the log unless the byte budget cut it (sizes are counted
         // in UTF-16 units here and in UTF-8 bytes by the store: at most three bytes a unit).
         const units = batch.reduce((sum, c) => sum + c.bytes, 0);
@@ -139,10 +232,9 @@ export class ChangeFeed {
         this.window = [];
         this.windowBytes = 0;
         this.head = BigInt(await this.store.currentRevision());
+        this.takePending();
         // Followers waiting at the old head must look again (and find their gap).
-        const waiters = [...this.waiters];
-        this.waiters.clear();
-        for (const wake of waiters) wake();
+        this.wakeWaiters();
         return;
       }
       if (this.stopped) return;
@@ -236,7 +328,7 @@ export class ChangeFeed {
   async waitForRevision(revision: string, timeoutMs: number): Promise<boolean> {
     const target = BigInt(revision);
     const deadline = Date.now() + timeoutMs;
-    await this.poke();
+    if (this.head < target) await this.poke();
     while (this.head < target) {
       const left = deadline - Date.now();
       if (left <= 0) return false;

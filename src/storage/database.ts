@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Client, ClientConfig } from 'pg';
+import { Client, ClientConfig, Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
 import { startPGlite, syncPath } from './pglite-loader';
+import { pgliteSession, poolSession, SqlSession } from './sql-session';
 
 export interface DatabaseSettings {
   /** PostgreSQL URL; unset = the embedded engine (PGlite) in `<dataDir>/db`. */
@@ -39,6 +40,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export interface Database {
   engine: 'postgres' | 'pglite';
   dataSource: DataSource;
+  /** The store's hot path: the same connections without TypeORM's result copies. */
+  sql: SqlSession;
   notifier: ChangeNotifier;
   /** Embedded only: the whole data directory as a tar (a template for fast test starts). */
   dump?(): Promise<Buffer>;
@@ -112,6 +115,7 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
   return {
     engine: 'postgres',
     dataSource,
+    sql: poolSession((dataSource.driver as unknown as { master: Pool }).master),
     notifier,
     async close() {
       await notifier.close();
@@ -166,6 +170,7 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     return {
       engine: 'pglite',
       dataSource,
+      sql: pgliteSession(pglite, driver.exclusive),
       notifier,
       async dump() {
         const tar = await driver.exclusive(() => pglite.dumpDataDir('none'));

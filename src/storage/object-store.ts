@@ -113,6 +113,18 @@ export class UnstorableKeyError extends Error {
   }
 }
 
+/**
+ * Hears the writes this process commits, as they commit: the change feed takes its own
+ * writes from here instead of reading them back from the log. Called in that order for a
+ * write that got a revision: `committing` inside its transaction, then `committed` with the
+ * change, or `abandoned` when the write failed (it may or may not have committed then).
+ */
+export interface LocalCommitListener {
+  committing(revision: string): void;
+  committed(change: Change): void;
+  abandoned(revision: string): void;
+}
+
 export interface ObjectStore {
   /** The newest committed revision. */
   currentRevision(): Promise<string>;
@@ -138,6 +150,13 @@ export interface ObjectStore {
 
   /** Drops superseded rows older than the history window; never a key's newest row. */
   compact(olderThanMs: number): Promise<{ removedRows: number; compactedRevision: string }>;
+
+  /**
+   * Tells `listener` about every write committed through this store object (optional: a
+   * store without it is only followed through its log). The change handed over and the
+   * object a write returns are the same: neither may be changed by anyone. Returns the removal.
+   */
+  addCommitListener?(listener: LocalCommitListener): () => void;
 }
 
 export const OBJECT_STORE = Symbol('OBJECT_STORE');

@@ -87,13 +87,17 @@ export class StorageModule {
       providers: [
         { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
-        { provide: OBJECT_STORE, useFactory: (dataSource: DataSource) => new MvccStore(dataSource), inject: [DataSource] },
+        {
+          provide: OBJECT_STORE,
+          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
+          inject: [DATABASE],
+        },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },
         {
           provide: CHANGE_WAKEUPS,
           // The embedded store has one writer, this process, whose NOTIFYs arrive: no polling.
           useFactory: (notifier: ChangeNotifier, db: Database): WakeupSource => ({
-            subscribe: (onWake: () => void) => notifier.listen(() => onWake()),
+            subscribe: (onWake: (revision?: string) => void) => notifier.listen((revision) => onWake(revision)),
             complete: db.engine === 'pglite',
           }),
           inject: [CHANGE_NOTIFIER, DATABASE],

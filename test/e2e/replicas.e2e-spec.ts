@@ -93,4 +93,25 @@ describeWithPostgres('several replicas on one PostgreSQL', (pgUrl) => {
     const b = await remote!.get(CR);
     expect(a.body.items.map((x: any) => x.metadata.name)).toEqual(b.body.items.map((x: any) => x.metadata.name));
   });
+
+  it('delivers writes made through both replicas at once to a watcher on one, each exactly once, in revision order', async () => {
+    const start = await local!.admin.get(CR);
+    const watch = await local!.admin.stream(`${CR}?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`);
+    // Local and foreign writes interleave: the watcher's server takes its own from its commits, the others from the log.
+    const writes = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const through = i % 2 === 0 ? local!.admin : remote!;
+        const created = await through.post(CR, { metadata: { name: `mixed-${i}` }, rules: [] });
+        expect(created.status).toBe(201);
+        return { name: `mixed-${i}`, revision: BigInt(created.body.metadata.resourceVersion) };
+      }),
+    );
+    const expected = writes.sort((a, b) => (a.revision < b.revision ? -1 : 1)).map((w) => w.name);
+    const barrier = await remote!.post(CR, { metadata: { name: 'mixed-barrier' }, rules: [] });
+    expect(barrier.status).toBe(201);
+    const events = await watch.waitFor(expected.length + 1, 15000);
+    watch.close();
+    expect(events.map((e) => e.object.metadata.name)).toEqual([...expected, 'mixed-barrier']);
+    expect(events.every((e) => e.type === 'ADDED')).toBe(true);
+  });
 });

@@ -73,7 +73,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
   return {
     engine,
     db,
-    store: new MvccStore(db.dataSource),
+    store: new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
     settings: { ...settings, templateDump: undefined },
     close,
     async destroy() {

@@ -147,7 +147,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj);
-        this.notifyWritten();
+        this.notifyWritten(stored.revision);
         return { object: this.present(stored.object), created: true };
       } catch (err) {
         if (!(err instanceof KeyExistsError)) throw err;
@@ -303,11 +303,11 @@ export class GenericStorage implements Required<ResourceStorage> {
     if (this.shouldDeleteDuringUpdate(obj)) {
       // The last finalizer is gone from an object being deleted: it is removed now.
       const deleted = await this.store.delete(this.key(target), { revision: old.revision });
-      this.notifyWritten();
+      this.notifyWritten(deleted.revision);
       return { object: this.present({ ...obj, metadata: { ...obj.metadata, resourceVersion: deleted.revision } }), created: false };
     }
     const stored = await this.store.update(this.key(target), obj, { revision: old.revision });
-    this.notifyWritten();
+    this.notifyWritten(stored.revision);
     return { object: this.present(stored.object), created: false };
   }
 
@@ -324,7 +324,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       try {
         if (current.object.metadata.finalizers?.length) return await this.markDeleting(target, current, opts);
         const deleted = await this.store.delete(key, { revision: current.revision });
-        this.notifyWritten();
+        this.notifyWritten(deleted.revision);
         return this.deleteResult(target, deleted.object);
       } catch (err) {
         if (err instanceof StaleRevisionError && attempt < MAX_RETRIES) continue;
@@ -345,7 +345,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     obj.metadata.deletionGracePeriodSeconds = 0;
     if (opts.dryRun) return { body: this.present(obj), code: 200 };
     const stored = await this.store.update(this.key(target), obj, { revision: current.revision });
-    this.notifyWritten();
+    this.notifyWritten(stored.revision);
     return { body: this.present(stored.object), code: 200 };
   }
 
@@ -407,8 +407,8 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   /** Local writes reach this process's watchers at once; NOTIFY and polling cover the others. */
-  protected notifyWritten(): void {
-    void this.deps.feed.poke();
+  protected notifyWritten(revision: string): void {
+    this.deps.feed.wrote(revision);
   }
 
   private key(target: Target): ObjectKey {

@@ -126,6 +126,39 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     }
   });
 
+  it('compacts a log longer than one compaction step in steps that add up to one sweep', async () => {
+    const t = await openTestDatabase(engine);
+    try {
+      const s = t.store;
+      const r = freshResource();
+      // 2,504 revisions: 'hot' rewritten over and over, 'cold' written once early, 'gone' deleted late.
+      await s.create(keyOf(r, 'cold'), objectOf('cold'));
+      await s.create(keyOf(r, 'gone'), objectOf('gone'));
+      await s.create(keyOf(r, 'hot'), objectOf('hot', { v: 0 }));
+      for (let v = 1; v <= 2500; v += 25) {
+        // Many at once (group commit): updates without preconditions all commit.
+        await Promise.all(Array.from({ length: 25 }, (_, i) => s.update(keyOf(r, 'hot'), objectOf('hot', { v: v + i }))));
+      }
+      await s.delete(keyOf(r, 'gone'));
+      const last = await s.currentRevision();
+      expect(last).toBe('2504');
+      await sleep(5);
+      const result = await s.compact(0);
+      expect(result.removedRows).toBe(2500 + 2);
+      // Everything older than the newest rows is gone; the mark is past the tombstone.
+      expect(result.compactedRevision).toBe(last);
+      expect(await t.db.dataSource.query(`SELECT name, op FROM kv_log ORDER BY revision`)).toEqual([
+        { name: 'cold', op: 'create' },
+        { name: 'hot', op: 'update' },
+      ]);
+      expect((await s.get(keyOf(r, 'hot')))?.object).toMatchObject({ v: expect.any(Number) });
+      expect((await s.list(r, { atRevision: last })).items.map((i) => i.key.name)).toEqual(['cold', 'hot']);
+      expect(await s.compact(0)).toEqual({ removedRows: 0, compactedRevision: last });
+    } finally {
+      await t.destroy();
+    }
+  });
+
   if (engine === 'postgres') {
     it('two servers starting at once on a new schema both come up, migrated once', async () => {
       const settings = { databaseUrl: process.env.DATABASE_URL!, dataDir: shared.settings.dataDir, schema: newTestSchema() };

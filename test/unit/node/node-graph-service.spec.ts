@@ -1,4 +1,5 @@
-import { objectKey } from '../../../src/apimachinery/store-key';
+import { getEventListeners } from 'node:events';
+import { objectKey, storageResource } from '../../../src/apimachinery/store-key';
 import { persistentVolumeType } from '../../../src/core/kinds/persistent-volume';
 import { podType } from '../../../src/core/kinds/pod';
 import { ChangeFeed } from '../../../src/storage/change-feed';
@@ -71,5 +72,24 @@ describe('NodeGraphService', () => {
     expect(service.hasPathFrom('n4', 'secret', 'ns', 'late-secret')).toBe(true);
     expect(service.hasPathFrom('n1', 'secret', 'ns', 'mine')).toBe(false);
     expect(service.revision).toBe('4');
+  });
+
+  it('holds nothing per change: after many pod writes its informers wait with one listener each, as after a few', async () => {
+    await service.start();
+    const pods = informers.informerFor(storageResource(podType));
+    const signal: AbortSignal = (pods as any).follower.stopping.signal;
+    const heldAfter = async (writes: number, from: number) => {
+      for (let i = from; i < from + writes; i++) {
+        await store.create(podKey(`p-${i}`), pod('ns', `p-${i}`, { nodeName: 'n1', volumes: [secretVolume('s', `s-${i}`)] }));
+        if (i % 10 === 0) await service.catchUp();
+      }
+      expect(await pods.waitForRevision(await store.currentRevision(), 3000)).toBe(true);
+      await eventually(() => expect(feed.waiting()).toBe(2), 3000, 10);
+      return getEventListeners(signal, 'abort').length;
+    };
+    const early = await heldAfter(10, 0);
+    const late = await heldAfter(400, 10);
+    expect(late).toBeLessThanOrEqual(Math.max(early, 1));
+    expect(service.hasPathFrom('n1', 'secret', 'ns', 's-409')).toBe(true);
   });
 });

@@ -9,7 +9,9 @@ import { SharedInformerFactory } from '../../../src/storage/shared-informer-fact
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { clusterRoleType } from '../../../src/rbac/kinds/kinds';
+import { storageResource } from '../../../src/apimachinery/store-key';
 import type { Database } from '../../../src/storage/database';
+import { getEventListeners } from 'node:events';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
 
@@ -100,5 +102,24 @@ describe('ClusterRoleAggregationController', () => {
     await controller.beforeApplicationShutdown();
     expect(controller.isLeader()).toBe(false);
     expect(Date.now() - began).toBeLessThan(500);
+  });
+
+  it('holds nothing per change while it leads: its waits leave no listeners and no timers behind (no growth over many changes)', async () => {
+    let lost: AbortSignal | undefined;
+    const lead = (controller as any).lead.bind(controller);
+    (controller as any).lead = (signal: AbortSignal) => lead((lost = signal));
+    await controller.start();
+    const feedWaiters = feed.waiting();
+    const listenersAfter = async (changes: number, from: number) => {
+      for (let i = from; i < from + changes; i++) await storage.create(target(), { metadata: { name: `plain-${i}` }, rules: [rule('pods')] }, write);
+      // Every change has reached the controller's informer (and so its handler).
+      expect(await informers.informerFor(storageResource(clusterRoleType)).waitForRevision(await store.currentRevision(), 2000)).toBe(true);
+      return getEventListeners(lost!, 'abort').length;
+    };
+    const early = await listenersAfter(20, 0);
+    const late = await listenersAfter(300, 20);
+    expect(late).toBeLessThanOrEqual(early);
+    expect(late).toBeLessThanOrEqual(2);
+    expect(feed.waiting()).toBeLessThanOrEqual(feedWaiters + 1);
   });
 });
