@@ -12,6 +12,7 @@ import { runAccessBench } from './access';
 import { BenchClient } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
+import { runSoakBench } from './soak';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
@@ -27,6 +28,7 @@ import { issueClientCertificate } from '../src/server/certificates';
  * only the SubjectAccessReview benchmark with and without request metrics (bench/metrics-cost.ts);
  * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts);
  * `-- fan-out` only the watch fan-out (bench/watch-fan-out.ts) on each engine;
+ * `-- soak` only heap and RSS over 100,000 writes (bench/soak.ts);
  * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
@@ -191,6 +193,8 @@ async function main() {
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
   // whole server processes next to a bare Nest app (bench/process.ts).
   if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();
+  // `npm run bench -- soak`: heap and RSS over 100,000 writes on the embedded store (bench/soak.ts).
+  if (process.argv.includes('soak')) return runSoakBench();
   const creates = Number(process.env.BENCH_CREATES ?? 2000);
   // `npm run bench -- creates`: only create throughput, on the embedded store with and without fsync.
   const createsOnly = process.argv.includes('creates');
