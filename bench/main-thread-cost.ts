@@ -6,8 +6,8 @@ import { LoadResult, LoadSpec, runLoad } from './load';
 /** What the server's thread spent per request while one load ran against it alone. */
 export interface MainThreadCost {
   /**
-   * CPU time of the main thread, microseconds per request (Linux: the thread's own counters,
-   * 10 ms ticks; elsewhere its event-loop busy time, which a loaded machine inflates).
+   * CPU time of the main thread, microseconds per request (Linux: the scheduler's counter of
+   * the thread; elsewhere its event-loop busy time, which a loaded machine inflates).
    */
   busyUs: number;
   /** Time in garbage collection, microseconds per request. */
@@ -49,15 +49,13 @@ export async function runMeasuredLoad(spec: LoadSpec): Promise<LoadResult & Main
 }
 
 /**
- * The main thread's user + system CPU time in ms, from /proc (the load's worker thread is a
- * thread of this process too, so process.cpuUsage() would count it); undefined off Linux.
+ * The main thread's CPU time in ms, from the scheduler's nanosecond counter (the load's
+ * worker thread is a thread of this process too, so process.cpuUsage() would count it);
+ * undefined off Linux.
  */
-function mainThreadCpuMs(): number | undefined {
+export function mainThreadCpuMs(): number | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, the 14th and 15th fields of the line, in clock ticks (100 per second).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   } catch {
     return undefined;
   }

@@ -17,6 +17,7 @@ import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
 import { describeDelays, now as fanOutNow, openWatchers } from './watch-fan-out';
+import { mainThreadCpuMs } from './main-thread-cost';
 import { issueClientCertificate } from '../src/server/certificates';
 
 /**
@@ -153,8 +154,10 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
   const firsts: number[] = [];
   const writeMs: number[] = [];
   const warmup = 3;
+  let cpuMs = 0;
   try {
     for (let w = 0; w < warmup + writes; w++) {
+      const cpuBefore = mainThreadCpuMs() ?? 0;
       const name = `fan-${w}`;
       const t0 = fanOutNow();
       const res = await client.request('POST', `${RBAC}/namespaces/bench-watch/roles`, ROLE(name));
@@ -162,6 +165,7 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
       if (res.status !== 201) throw new Error(`fan-out write: ${res.status}`);
       const at = await fanOut.expect(name, 20_000);
       if (w < warmup) continue;
+      cpuMs += (mainThreadCpuMs() ?? 0) - cpuBefore;
       writeMs.push(answered - t0);
       firsts.push(Math.min(...at) - t0);
       delays.push(...at.map((t) => t - t0));
@@ -171,7 +175,8 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
   }
   console.log(
     `watch fan-out (${label}): ${writes} writes x ${watchers} watchers, every event delivered once to each; delivery delay from write start: ${describeDelays(delays)}` +
-      ` (the write's own answer: median ${[...writeMs].sort((a, b) => a - b)[writeMs.length >> 1].toFixed(1)} ms; first delivery median ${[...firsts].sort((a, b) => a - b)[firsts.length >> 1].toFixed(1)} ms; target p99 <= 50 ms)`,
+      ` (the write's own answer: median ${[...writeMs].sort((a, b) => a - b)[writeMs.length >> 1].toFixed(1)} ms; first delivery median ${[...firsts].sort((a, b) => a - b)[firsts.length >> 1].toFixed(1)} ms; target p99 <= 50 ms)` +
+      `; server thread CPU ${((cpuMs * 1000) / (writes * watchers)).toFixed(1)} us per delivery (the write included)`,
   );
 }
 
