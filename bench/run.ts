@@ -9,13 +9,13 @@ import { runMetricsCostBench } from './metrics-cost';
 import { runAuditStagesBench } from './audit-stages';
 import { runAuthnBench } from './authn';
 import { runAccessBench } from './access';
-import { BenchClient } from './client';
+import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
 import { runSoakBench } from './soak';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
-import { BenchServer, startBaseline, startBenchServer } from './servers';
+import { BenchServer, startBareFanOut, startBaseline, startBenchServer } from './servers';
 import { describeDelays, now as fanOutNow, openWatchers } from './watch-fan-out';
 import { mainThreadCpuMs } from './main-thread-cost';
 import { issueClientCertificate } from '../src/server/certificates';
@@ -135,32 +135,36 @@ async function listPaging(server: BenchServer, label: string, items: number, pag
   );
 }
 
-async function watchFanOut(server: BenchServer, label: string, watchers: number, writes: number): Promise<void> {
-  const client = server.client(4);
-  await ensureNamespace(client, 'bench-watch');
-  const list = await client.request('GET', `${RBAC}/namespaces/bench-watch/roles`);
-  const rv = list.body.metadata.resourceVersion;
-  const m = server.running.material;
-  const watcher = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-watcher', ['system:masters']);
-  const opened = Date.now();
-  const fanOut = await openWatchers({
-    url: server.running.url,
-    path: `${RBAC}/namespaces/bench-watch/roles?watch=1&resourceVersion=${rv}`,
-    tls: { ca: m.caCertPem, cert: watcher.certPem, key: watcher.keyPem },
-    watchers,
-  });
-  console.log(`watch fan-out (${label}): ${watchers} watchers open in ${((Date.now() - opened) / 1000).toFixed(1)} s (from a worker thread)`);
+/** Where a fan-out is measured: the watch to open (many times) and where a write goes. */
+interface FanOutTarget {
+  url: string;
+  watchPath: string;
+  writePath: string;
+  tls: { ca: string; cert: string; key: string };
+  client: BenchClient;
+}
+
+interface FanOutFigures {
+  delays: number[];
+  writeMs: number;
+  firstMs: number;
+  cpuUsPerDelivery: number;
+}
+
+async function measureFanOut(target: FanOutTarget, watchers: number, writes: number): Promise<FanOutFigures> {
+  const fanOut = await openWatchers({ url: target.url, path: target.watchPath, tls: target.tls, watchers });
   const delays: number[] = [];
   const firsts: number[] = [];
   const writeMs: number[] = [];
   const warmup = 3;
   let cpuMs = 0;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   try {
     for (let w = 0; w < warmup + writes; w++) {
-      const cpuBefore = mainThreadCpuMs() ?? 0;
       const name = `fan-${w}`;
+      const cpuBefore = mainThreadCpuMs() ?? 0;
       const t0 = fanOutNow();
-      const res = await client.request('POST', `${RBAC}/namespaces/bench-watch/roles`, ROLE(name));
+      const res = await target.client.request('POST', target.writePath, ROLE(name));
       const answered = fanOutNow();
       if (res.status !== 201) throw new Error(`fan-out write: ${res.status}`);
       const at = await fanOut.expect(name, 20_000);
@@ -173,11 +177,41 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
   } finally {
     await fanOut.close();
   }
-  console.log(
-    `watch fan-out (${label}): ${writes} writes x ${watchers} watchers, every event delivered once to each; delivery delay from write start: ${describeDelays(delays)}` +
-      ` (the write's own answer: median ${[...writeMs].sort((a, b) => a - b)[writeMs.length >> 1].toFixed(1)} ms; first delivery median ${[...firsts].sort((a, b) => a - b)[firsts.length >> 1].toFixed(1)} ms; target p99 <= 50 ms)` +
-      `; server thread CPU ${((cpuMs * 1000) / (writes * watchers)).toFixed(1)} us per delivery (the write included)`,
-  );
+  return { delays, writeMs: median(writeMs), firstMs: median(firsts), cpuUsPerDelivery: (cpuMs * 1000) / (writes * watchers) };
+}
+
+/**
+ * One write at a time to `watchers` watches (bench/watch-fan-out.ts), against its floor in the
+ * same run: a bare Nest + Express HTTPS app writing each posted object to as many open streams.
+ */
+async function watchFanOut(server: BenchServer, label: string, watchers: number, writes: number): Promise<void> {
+  const client = server.client(4);
+  await ensureNamespace(client, 'bench-watch');
+  const list = await client.request('GET', `${RBAC}/namespaces/bench-watch/roles`);
+  const rv = list.body.metadata.resourceVersion;
+  const m = server.running.material;
+  const watcher = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'bench-watcher', ['system:masters']);
+  const tls = { ca: m.caCertPem, cert: watcher.certPem, key: watcher.keyPem };
+  const bare = await startBareFanOut({ key: m.servingKeyPem, cert: m.servingCertPem });
+  const bareClient = new BenchClient(bare.url, { ca: m.caCertPem }, 4);
+  const describe = (name: string, f: FanOutFigures) =>
+    `${name}: ${describeDelays(f.delays)}; write answered ${f.writeMs.toFixed(1)} ms, first delivery ${f.firstMs.toFixed(1)} ms (medians); server thread CPU ${f.cpuUsPerDelivery.toFixed(1)} us per delivery`;
+  try {
+    const floor = await measureFanOut({ url: bare.url, watchPath: '/watch', writePath: '/watch', tls, client: bareClient }, watchers, writes);
+    const ours = await measureFanOut(
+      { url: server.running.url, watchPath: `${RBAC}/namespaces/bench-watch/roles?watch=1&resourceVersion=${rv}`, writePath: `${RBAC}/namespaces/bench-watch/roles`, tls, client },
+      watchers,
+      writes,
+    );
+    const p99 = (f: FanOutFigures) => percentile([...f.delays].sort((a, b) => a - b), 99);
+    console.log(`watch fan-out (${label}): ${writes} writes x ${watchers} watchers (from a worker thread), every event delivered once to each; delay from the write's start:`);
+    console.log(`  ${describe('floor (bare Nest, one Buffer to every stream)', floor)}`);
+    console.log(`  ${describe('watch', ours)}`);
+    console.log(`  p99 / floor p99: ${(p99(ours) / p99(floor)).toFixed(2)}; CPU per delivery / floor: ${(ours.cpuUsPerDelivery / floor.cpuUsPerDelivery).toFixed(2)} (target p99 <= 50 ms)`);
+  } finally {
+    bareClient.close();
+    await bare.close();
+  }
 }
 
 async function main() {

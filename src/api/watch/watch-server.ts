@@ -92,7 +92,9 @@ export class WatchServer {
         const type = this.eventType(change, opts.predicate);
         if (type !== null && !stream.sendChange(change, type, this.render)) return;
       }
-      if (changes.length > 0) continue;
+      // A full batch may have more behind it; a shorter one reached the head, so the wait
+      // comes next (it returns at once if the head moved meanwhile).
+      if (changes.length === WATCH_BATCH) continue;
       const now = Date.now();
       if (now >= deadline) return;
       if (bookmarks && now >= nextBookmark) {

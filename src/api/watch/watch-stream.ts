@@ -111,7 +111,9 @@ export class WatchStream {
   /** Open and not too far behind; a client that is gets cut off (kube's unresponsive watcher). */
   private admits(): boolean {
     if (this.closedFlag) return false;
-    if (this.backlogBytes + this.res.writableLength > MAX_UNREAD_BYTES) {
+    // Until the socket pushes back it holds less than its high-water mark, far below the
+    // limit: only a stream waiting for 'drain' can be too far behind (and worth measuring).
+    if (this.draining && this.backlogBytes + this.res.writableLength > MAX_UNREAD_BYTES) {
       this.unresponsiveFlag = true;
       this.close();
       return false;
