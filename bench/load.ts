@@ -19,6 +19,8 @@ export interface LoadSpec {
   durationMs: number;
   /** Status every answer must have; anything else counts as an error. */
   expectStatus: number;
+  /** Text every answer's body must contain (the answer checked, not only its status). */
+  expectBody?: string;
   /** Load sent before measuring starts, so both sides run optimized code (default 3 s). */
   warmupMs?: number;
 }
@@ -61,7 +63,8 @@ async function generate(spec: LoadSpec): Promise<LoadResult> {
           const now = Date.now();
           if (now >= warmupEnds && now < ends) {
             latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-            if (res.statusCode !== spec.expectStatus) {
+            const wrongBody = spec.expectBody !== undefined && !Buffer.concat(chunks).includes(spec.expectBody);
+            if (res.statusCode !== spec.expectStatus || wrongBody) {
               errors++;
               firstError ??= `${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`;
             }

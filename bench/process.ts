@@ -1,11 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certificates';
+import { freePort, rssMiB, sleep, startProbedProcess } from './probed-process';
+import { runRoleBindingsMemory } from './soak';
 
 /**
  * `npm run bench -- memory` (also `-- idle`, `-- startup`): whole-process figures of the server
@@ -16,6 +15,8 @@ import { createCertificateAuthority, issueServingCertificate } from '../src/serv
  * - memory: resident set size once ready and settled;
  * - idle CPU: user+system CPU time per second of wall time while nothing happens, for the whole
  *   process and for its main thread.
+ * - what is loaded: files in the module cache, Node's built-ins, and the heap after GC once settled;
+ * - with `-- memory`, RSS and heap after 20,000 RoleBindings (bench/soak.ts).
  * Rounds alternate the processes; figures are medians, each also as a ratio to the bare app's.
  */
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
@@ -27,28 +28,11 @@ interface Figures {
   rssMiB: number;
   cpuMsPerS: number;
   mainThreadCpuMsPerS: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function readyzStatus(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const req = https.get({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false, agent: false, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', () => resolve(0));
-    req.on('timeout', () => req.destroy());
-  });
+  /** Files loaded (the CommonJS module cache) and Node's built-in modules loaded, once ready and settled. */
+  modules: number;
+  builtins: number;
+  /** Heap used once ready and settled, after garbage collection. */
+  heapMiB: number;
 }
 
 /** CPU time in ms a thread has run, from the scheduler's nanosecond counter. */
@@ -72,41 +56,29 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return sum;
 }
 
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function measure(label: string, args: string[], port: number): Promise<Figures> {
-  const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+async function measure(label: string, args: string[], port: number, probeFile: string): Promise<Figures> {
+  const child = await startProbedProcess(label, args, port, probeFile);
   try {
-    let readyMs = -1;
-    while (readyMs < 0) {
-      if (child.exitCode !== null) throw new Error(`${label} exited ${child.exitCode}: ${stderr}`);
-      if ((await readyzStatus(port)) === 200) readyMs = performance.now() - started;
-      else await sleep(20);
-      if (performance.now() - started > 300_000) throw new Error(`${label}: not ready after 300 s: ${stderr}`);
-    }
     await sleep(SETTLE_MS);
-    const rss = rssMiB(child.pid!);
-    const pid = child.pid!;
+    const rss = rssMiB(child.pid);
+    const pid = child.pid;
     const [p0, t0] = [threadsCpuMs(pid), performance.now()];
     await sleep(IDLE_MS);
     const [p1, t1] = [threadsCpuMs(pid), performance.now()];
     const seconds = (t1 - t0) / 1000;
     const main = (p1.get(pid) ?? 0) - (p0.get(pid) ?? 0);
-    return { readyMs, rssMiB: rss, cpuMsPerS: cpuBetween(p0, p1) / seconds, mainThreadCpuMsPerS: main / seconds };
+    const probed = await child.probe();
+    return {
+      readyMs: child.readyMs,
+      rssMiB: rss,
+      cpuMsPerS: cpuBetween(p0, p1) / seconds,
+      mainThreadCpuMsPerS: main / seconds,
+      modules: probed.modules,
+      builtins: probed.builtins,
+      heapMiB: probed.heapMiB,
+    };
   } finally {
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(killer);
+    await child.stop();
   }
 }
 
@@ -154,11 +126,13 @@ export async function runProcessBench(): Promise<void> {
     `--data-dir=${dataDir}`,
     ...extra,
   ];
+  const probeFile = join(work, 'probe.json');
   const results = new Map<string, Figures[]>();
   const record = (label: string, f: Figures) => {
     results.set(label, [...(results.get(label) ?? []), f]);
     console.log(
-      `  ${label}: ready ${f.readyMs.toFixed(0)} ms, RSS ${f.rssMiB.toFixed(0)} MiB, idle CPU ${f.cpuMsPerS.toFixed(2)} ms/s (main thread ${f.mainThreadCpuMsPerS.toFixed(2)})`,
+      `  ${label}: ready ${f.readyMs.toFixed(0)} ms, RSS ${f.rssMiB.toFixed(0)} MiB, idle CPU ${f.cpuMsPerS.toFixed(2)} ms/s (main thread ${f.mainThreadCpuMsPerS.toFixed(2)}),` +
+        ` ${f.modules} files and ${f.builtins} built-ins loaded, heap ${f.heapMiB.toFixed(1)} MiB after GC`,
     );
   };
   const pgReachable = !!(await scratchDatabase(pgUrl).then(async (db) => (await db?.drop(), db)));
@@ -167,18 +141,18 @@ export async function runProcessBench(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`round ${round + 1}`);
       let port = await freePort();
-      record('bare Nest', await measure('bare Nest', [bareMain, String(port), join(work, 'tls.key'), join(work, 'tls.crt')], port));
+      record('bare Nest', await measure('bare Nest', [bareMain, String(port), join(work, 'tls.key'), join(work, 'tls.crt')], port, probeFile));
       const dataDir = join(work, `data-${round}`);
       port = await freePort();
-      record('embedded, new data dir', await measure('embedded (new)', serverArgs(port, dataDir), port));
+      record('embedded, new data dir', await measure('embedded (new)', serverArgs(port, dataDir), port, probeFile));
       port = await freePort();
-      record('embedded, existing data dir', await measure('embedded (existing)', serverArgs(port, dataDir), port));
+      record('embedded, existing data dir', await measure('embedded (existing)', serverArgs(port, dataDir), port, probeFile));
       rmSync(dataDir, { recursive: true, force: true });
       if (pgReachable) {
         const db = (await scratchDatabase(pgUrl))!;
         try {
           port = await freePort();
-          record('PostgreSQL, new database', await measure('PostgreSQL', serverArgs(port, join(work, `pg-${round}`), [`--database-url=${db.url}`]), port));
+          record('PostgreSQL, new database', await measure('PostgreSQL', serverArgs(port, join(work, `pg-${round}`), [`--database-url=${db.url}`]), port, probeFile));
         } finally {
           await db.drop();
         }
@@ -187,6 +161,7 @@ export async function runProcessBench(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  if (process.argv.includes('memory')) await runRoleBindingsMemory();
   const floor = results.get('bare Nest')!;
   const f0 = { readyMs: median(floor.map((f) => f.readyMs)), rssMiB: median(floor.map((f) => f.rssMiB)), cpu: median(floor.map((f) => f.cpuMsPerS)) };
   console.log('medians (ratio to the bare Nest app in the same run):');
@@ -197,7 +172,8 @@ export async function runProcessBench(): Promise<void> {
     const mainCpu = median(figures.map((f) => f.mainThreadCpuMsPerS));
     console.log(
       `  ${label}: ready ${ready.toFixed(0)} ms (${(ready / f0.readyMs).toFixed(2)}x), RSS ${rss.toFixed(0)} MiB (${(rss / f0.rssMiB).toFixed(2)}x), ` +
-        `idle CPU ${cpu.toFixed(2)} ms/s (floor ${f0.cpu.toFixed(2)}), main thread ${mainCpu.toFixed(2)} ms/s`,
+        `idle CPU ${cpu.toFixed(2)} ms/s (floor ${f0.cpu.toFixed(2)}), main thread ${mainCpu.toFixed(2)} ms/s, ` +
+        `${median(figures.map((f) => f.modules))} files loaded (floor ${median(floor.map((f) => f.modules))}), start-up heap ${median(figures.map((f) => f.heapMiB)).toFixed(1)} MiB (floor ${median(floor.map((f) => f.heapMiB)).toFixed(1)})`,
     );
   }
 }

@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,4 +90,46 @@ export async function startBaseline(tls: { key: string; cert: string; ca: string
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   return { url: `https://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+/** Streams held open by the bare fan-out endpoint: every POST is written to each of them. */
+const bareWatchers = new Set<Response>();
+
+@Controller()
+class BareFanOutController {
+  /** A stream that stays open, as a watch does: chunked JSON lines, nothing sent until a POST. */
+  @Get('watch')
+  watch(@Res() res: Response) {
+    res.status(200).setHeader('Content-Type', 'application/json');
+    res.setHeader('Transfer-Encoding', 'chunked');
+    res.flushHeaders();
+    bareWatchers.add(res);
+    res.on('close', () => bareWatchers.delete(res));
+  }
+
+  /** One event line made once and the same bytes written to every open stream. */
+  @Post('watch')
+  @HttpCode(201)
+  write(@Body() body: { metadata: { name: string } }) {
+    const line = Buffer.from(JSON.stringify({ type: 'ADDED', object: body }) + '\n');
+    for (const res of bareWatchers) res.write(line);
+    return { kind: 'Status', apiVersion: 'v1', status: 'Success' };
+  }
+}
+
+@Module({ controllers: [BareFanOutController] })
+class BareFanOutModule {}
+
+/** The floor of the watch fan-out: a bare Nest + Express HTTPS app that writes each POSTed object to every open GET /watch. */
+export async function startBareFanOut(tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
+  const app = await NestFactory.create(BareFanOutModule, { httpsOptions: { key: tls.key, cert: tls.cert }, logger: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    close: async () => {
+      for (const res of bareWatchers) res.end();
+      await app.close();
+    },
+  };
 }

@@ -21,7 +21,7 @@ export class AuthenticationMiddleware implements NestMiddleware {
   async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
     const started = performance.now();
     try {
-      req.userInfo = await this.authenticator.authenticate(req, res);
+      req.userInfo = await this.authenticator.authenticate(req);
     } catch (err) {
       // kube's results: a refused credential is a failure, anything else the authenticator's error.
       const refused = err instanceof StatusError && err.code === 401;

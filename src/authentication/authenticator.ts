@@ -1,8 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChangeFeedService } from '../storage/change-feed.service';
 import { TokenCache } from './token-cache';
-import type { Request, Response } from 'express';
-import { Passport } from 'passport';
+import type { Request } from 'express';
 import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './certificate-chain';
@@ -35,6 +34,69 @@ const CONNECTION_STRATEGIES = new Set([REQUEST_HEADER_STRATEGY, X509_STRATEGY]);
 
 type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
 
+const PASSED: Outcome = { kind: 'pass' };
+
+/**
+ * A strategy made ready to be asked: passport's strategy API (success, fail, pass, error)
+ * bound once to an object that inherits from the strategy, as passport's middleware binds it,
+ * and reused request after request instead of being rebuilt (with the middleware around it)
+ * for every request. A strategy that answers at once hands its binding straight back; one
+ * that answers later keeps it until then, so concurrent requests never share one.
+ */
+interface StrategyBinding extends AuthenticationStrategy {
+  /** The answer given while authenticate() ran. */
+  answered?: Outcome | Error;
+  /** Who waits for an answer given later. */
+  waiting?: { resolve(outcome: Outcome): void; reject(err: unknown): void };
+}
+
+class BoundStrategy {
+  private readonly idle: StrategyBinding[] = [];
+
+  constructor(readonly strategy: AuthenticationStrategy) {}
+
+  /** The strategy's answer for a request: at once when it answers at once. */
+  run(req: Request): Outcome | Promise<Outcome> {
+    const binding = this.idle.pop() ?? this.bind();
+    binding.answered = undefined;
+    try {
+      binding.authenticate(req);
+    } catch (err) {
+      this.idle.push(binding);
+      throw err;
+    }
+    // Set by authenticate() through the binding's callbacks (the compiler cannot see that).
+    const answered = binding.answered as Outcome | Error | undefined;
+    if (answered === undefined) return new Promise((resolve, reject) => (binding.waiting = { resolve, reject }));
+    binding.answered = undefined;
+    this.idle.push(binding);
+    if (answered instanceof Error) throw answered;
+    return answered;
+  }
+
+  private bind(): StrategyBinding {
+    const binding = Object.create(this.strategy) as StrategyBinding;
+    const answer = (outcome: Outcome | Error) => {
+      const waiting = binding.waiting;
+      if (!waiting) {
+        binding.answered ??= outcome;
+        return;
+      }
+      binding.waiting = undefined;
+      this.idle.push(binding);
+      if (outcome instanceof Error) waiting.reject(outcome);
+      else waiting.resolve(outcome);
+    };
+    binding.success = (user: UserInfo) => answer({ kind: 'success', user });
+    // passport's fail(challenge, status): the challenge may be left out for the status alone.
+    binding.fail = (challenge?: unknown) => answer({ kind: 'fail', message: typeof challenge === 'string' ? challenge : 'rejected' });
+    binding.pass = () => answer(PASSED);
+    binding.error = (err: unknown) => answer(err instanceof Error ? err : new Error(String(err)));
+    binding.redirect = () => answer(new Error(`authentication strategy ${this.strategy.name} redirected`));
+    return binding;
+  }
+}
+
 /** What the union says of a bare token (TokenReview): the user and the audiences it is valid for, or why not. */
 export type TokenAuthentication = { authenticated: true; user: UserInfo; audiences: string[] } | { authenticated: false; error: string };
 
@@ -45,8 +107,8 @@ export type TokenAuthentication = { authenticated: true; user: UserInfo; audienc
  */
 @Injectable()
 export class Authenticator {
-  private readonly passport = new Passport();
-  private readonly names: string[] = [];
+  /** The union's methods in the order they are asked. */
+  private readonly strategies: BoundStrategy[] = [];
   /**
    * Users proved by a connection's client certificate. x509 is asked first and a
    * certificate cannot change, so later requests on that connection skip the strategies.
@@ -81,9 +143,8 @@ export class Authenticator {
   }
 
   private use(strategy: AuthenticationStrategy): void {
-    if (this.names.includes(strategy.name)) throw new Error(`authentication strategy ${strategy.name} registered twice`);
-    this.passport.use(strategy.name, strategy);
-    this.names.push(strategy.name);
+    if (this.strategies.some((s) => s.strategy.name === strategy.name)) throw new Error(`authentication strategy ${strategy.name} registered twice`);
+    this.strategies.push(new BoundStrategy(strategy));
   }
 
   /**
@@ -93,9 +154,9 @@ export class Authenticator {
   async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
     const req = { headers: { authorization: `Bearer ${token}` }, socket: {}, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
     const reasons: string[] = [];
-    for (const name of this.names) {
-      if (CONNECTION_STRATEGIES.has(name)) continue;
-      const outcome = await this.run(name, req, {} as Response);
+    for (const bound of this.strategies) {
+      if (CONNECTION_STRATEGIES.has(bound.strategy.name)) continue;
+      const outcome = await bound.run(req);
       if (outcome.kind === 'success') {
         const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
         return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
@@ -105,23 +166,26 @@ export class Authenticator {
     return { authenticated: false, error: reasons.length ? `[${reasons.join(', ')}]` : '' };
   }
 
-  async authenticate(req: Request, res: Response): Promise<UserInfo> {
+  async authenticate(req: Request): Promise<UserInfo> {
     const known = this.connectionUsers.get(req.socket);
     if (known && Date.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     let failure: string | undefined;
     const token = this.tokenCache ? bearerToken(req) : undefined;
     let revision: string | undefined;
-    for (const name of this.names) {
+    for (const bound of this.strategies) {
+      const name = bound.strategy.name;
       if (token !== undefined && revision === undefined && !CONNECTION_STRATEGIES.has(name)) {
         // The token methods' turn: a recent success with nothing changed since stands.
         const cached = this.tokenCache!.get(token);
         if (cached) return this.authenticated(req, cached);
         revision = this.tokenCache!.currentRevision();
       }
-      const outcome = await this.run(name, req, res);
+      const answer = bound.run(req);
+      const outcome = answer instanceof Promise ? await answer : answer;
       if (outcome.kind === 'success') {
         if (name === X509_STRATEGY && !this.requestHeader?.trusts(req.socket)) {
-          this.connectionUsers.set(req.socket, { user: { ...outcome.user, groups: [...outcome.user.groups] }, until: this.x509.validUntil(req.socket) });
+          // Kept with the authenticated group already added, so a later request copies it once.
+          this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...outcome.user, groups: [...outcome.user.groups] }), until: this.x509.validUntil(req.socket) });
         } else if (token !== undefined && revision !== undefined) {
           this.tokenCache!.set(token, outcome.user, revision, (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER]);
         }
@@ -151,16 +215,5 @@ export class Authenticator {
     delete req.headers.authorization;
     removeIdentityHeaders(req.headers, STANDARD_REQUEST_HEADERS);
     this.requestHeader?.removeHeaders(req);
-  }
-
-  private run(name: string, req: Request, res: Response): Promise<Outcome> {
-    return new Promise((resolve, reject) => {
-      const handler = this.passport.authenticate(name, { session: false }, (err: unknown, user: UserInfo | false, info: unknown) => {
-        if (err) return reject(err);
-        if (user) return resolve({ kind: 'success', user });
-        resolve({ kind: 'fail', message: typeof info === 'string' ? info : 'rejected' });
-      }) as (req: Request, res: Response, next: () => void) => void;
-      handler(req, res, () => resolve({ kind: 'pass' }));
-    });
   }
 }

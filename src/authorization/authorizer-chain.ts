@@ -21,6 +21,8 @@ export interface AuthorizerAnswer {
 @Injectable()
 export class AuthorizerChain {
   private configured: Authorizer[] = [];
+  /** system:masters, then the configured ones: the order a decision asks them in. */
+  private chain: Authorizer[] = [privilegedGroupAuthorizer];
 
   /** The configured authorizers, in order (system:masters not included). */
   get authorizers(): readonly Authorizer[] {
@@ -31,6 +33,7 @@ export class AuthorizerChain {
   replace(authorizers: Authorizer[]): Authorizer[] {
     const previous = this.configured;
     this.configured = [...authorizers];
+    this.chain = [privilegedGroupAuthorizer, ...authorizers];
     return previous;
   }
 
@@ -41,10 +44,13 @@ export class AuthorizerChain {
   async authorize(attrs: AuthorizationAttributes, trace?: AuthorizerAnswer[]): Promise<AuthorizationResult> {
     // As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
     // decides, the reasons of all are joined by newlines and their errors aggregated.
-    const errors: string[] = [];
-    const reasons: string[] = [];
-    for (const authorizer of [privilegedGroupAuthorizer, ...this.configured]) {
-      const result = await authorizer.authorize(attrs);
+    // Asked on every request: the lists are made only once some authorizer gives a reason,
+    // and an authorizer that answers at once is not awaited.
+    let errors: string[] | undefined;
+    let reasons: string[] | undefined;
+    for (const authorizer of this.chain) {
+      const answer = authorizer.authorize(attrs);
+      const result = answer instanceof Promise ? await answer : answer;
       trace?.push({ type: authorizer.type, name: authorizer.name, result });
       if (result.decision !== 'NoOpinion') {
         // kube instruments the configured authorizers only, not the system:masters shortcut.
@@ -53,10 +59,10 @@ export class AuthorizerChain {
         }
         return result;
       }
-      if (result.evaluationError) errors.push(result.evaluationError);
-      if (result.reason) reasons.push(result.reason);
+      if (result.evaluationError) (errors ??= []).push(result.evaluationError);
+      if (result.reason) (reasons ??= []).push(result.reason);
     }
-    return { decision: 'NoOpinion', reason: reasons.join('\n'), ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}) };
+    return { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', ...(errors ? { evaluationError: aggregateErrors(errors) } : {}) };
   }
 
   /**

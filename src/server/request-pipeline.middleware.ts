@@ -32,13 +32,18 @@ export class RequestPipelineMiddleware implements NestMiddleware {
   }
 
   async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
+    // One continuation for all stages of the request, and only stages that work
+    // asynchronously are awaited: the pipeline runs on every request.
+    let continued = false;
+    let failure: unknown;
+    const proceed = (err?: unknown) => {
+      continued = true;
+      failure = err;
+    };
     for (const stage of this.stages) {
-      let continued = false;
-      let failure: unknown;
-      await stage.use(req, res, (err?: unknown) => {
-        continued = true;
-        failure = err;
-      });
+      continued = false;
+      const pending: unknown = stage.use(req, res, proceed);
+      if (pending instanceof Promise) await pending;
       if (failure !== undefined) return next(failure);
       if (!continued) return;
     }

@@ -2,12 +2,12 @@ import { apiVersionOf, ResourceType } from '../schema/resource-type';
 import { errors } from '../../apimachinery/errors';
 import { KubeObject, Status } from '../../apimachinery/types';
 import { storageResource } from '../../apimachinery/store-key';
-import { Change, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
+import { Change, ChangeType, ObjectStore, RevisionCompactedError } from '../../storage/object-store';
 import { ChangeFeedService } from '../../storage/change-feed.service';
 import { SelectionPredicate, WatchOptions } from '../request/read-options';
 import { WatchStart } from '../request/resource-version';
 import { awaitRevision } from './revision-wait';
-import { WatchEvent, WatchStream } from './watch-stream';
+import { ChangeRenderer, WatchEvent, WatchStream } from './watch-stream';
 
 /** Rows read from the store per query while sending the initial state. */
 const INITIAL_STATE_PAGE_SIZE = 500;
@@ -89,10 +89,12 @@ export class WatchServer {
       for (const change of changes) {
         cursor = change.revision;
         if (!inScope(change)) continue;
-        const event = this.watchEvent(change, opts.predicate);
-        if (event && !stream.send(event, change)) return;
+        const type = this.eventType(change, opts.predicate);
+        if (type !== null && !stream.sendChange(change, type, this.render)) return;
       }
-      if (changes.length > 0) continue;
+      // A full batch may have more behind it; a shorter one reached the head, so the wait
+      // comes next (it returns at once if the head moved meanwhile).
+      if (changes.length === WATCH_BATCH) continue;
       const now = Date.now();
       if (now >= deadline) return;
       if (bookmarks && now >= nextBookmark) {
@@ -127,20 +129,26 @@ export class WatchServer {
   }
 
   /**
-   * One change as a watcher with selectors sees it: an object that stops matching is
-   * DELETED for it, one that starts matching is ADDED, as kube's watch cache does.
+   * The type of event one change is for a watcher with selectors, or null when it sees
+   * nothing: an object that stops matching is DELETED for it, one that starts matching is
+   * ADDED, as kube's watch cache does.
    */
-  private watchEvent(change: Change, predicate: SelectionPredicate): WatchEvent | null {
-    if (!predicate.filtering) return { type: change.type, object: this.present(change.object) };
+  private eventType(change: Change, predicate: SelectionPredicate): ChangeType | null {
+    if (!predicate.filtering) return change.type;
     const now = predicate.matches(change.object);
-    if (change.type !== 'MODIFIED') return now ? { type: change.type, object: this.present(change.object) } : null;
+    if (change.type !== 'MODIFIED') return now ? change.type : null;
     const before = change.previous ? predicate.matches(change.previous) : now;
-    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: this.present(change.object) };
-    if (!before) return null;
-    // The watcher last saw the object as it matched: that content, at the change's revision.
-    const last = change.previous!;
-    return { type: 'DELETED', object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
+    if (now) return before ? 'MODIFIED' : 'ADDED';
+    return before ? 'DELETED' : null;
   }
+
+  /** The event of a change for a watcher that sees it as `type` (made once for all watchers that encode alike). */
+  private readonly render: ChangeRenderer = (change, type) => {
+    if (type !== 'DELETED' || change.type !== 'MODIFIED') return { type, object: this.present(change.object) };
+    // Stopped matching: the watcher last saw the object as it matched, so that content, at the change's revision.
+    const last = change.previous!;
+    return { type, object: this.present({ ...last, metadata: { ...last.metadata, resourceVersion: change.revision } }) };
+  };
 
   private bookmark(revision: string, initialEventsEnd: boolean): WatchEvent {
     const metadata: KubeObject['metadata'] = { resourceVersion: revision };

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { KubeObject, Status } from '../../apimachinery/types';
 import { Change, ChangeType } from '../../storage/object-store';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from './watch-encoder';
-import { encodedOnce } from './shared-encodings';
+import { shareEncoding, sharedEncoding } from './shared-encodings';
 import { recordWatchEvent, WatchEventLabels } from '../../metrics/watch-metrics';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
@@ -11,6 +11,9 @@ export interface WatchEvent {
   type: WatchEventType;
   object: KubeObject | Status;
 }
+
+/** Makes the event a change is for a watcher, given the type it has for that watcher. */
+export type ChangeRenderer = (change: Change, type: WatchEventType) => WatchEvent;
 
 /** kube closes a watcher that does not keep up; this is how much may wait unread. */
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
@@ -40,6 +43,8 @@ export class WatchStream {
   private backlog: Buffer[] = [];
   private backlogBytes = 0;
   private draining = false;
+  /** Per event type, the key under which watchers encoding alike share a change's bytes (none: this stream's bytes are its own). */
+  private readonly sharedKeys?: Readonly<Record<WatchEventType, string>>;
 
   constructor(
     private readonly res: Response,
@@ -54,6 +59,10 @@ export class WatchStream {
     res.flushHeaders();
     res.on('close', () => this.close());
     res.on('drain', () => this.flush());
+    const key = encoder.sharedKey;
+    if (key !== undefined) {
+      this.sharedKeys = { ADDED: `ADDED ${key}`, MODIFIED: `MODIFIED ${key}`, DELETED: `DELETED ${key}`, BOOKMARK: `BOOKMARK ${key}`, ERROR: `ERROR ${key}` };
+    }
   }
 
   get closed(): boolean {
@@ -75,24 +84,48 @@ export class WatchStream {
     else this.closeHandlers.push(handler);
   }
 
+  /** Queues one event; closes the stream instead when the client is too far behind. */
+  send(event: WatchEvent): boolean {
+    if (!this.admits()) return false;
+    this.queue(this.encoder.encode(event));
+    return true;
+  }
+
   /**
-   * Queues one event; closes the stream instead when the client is too far behind. An event
-   * made from a change of the feed is encoded once for every watcher that sends it alike.
+   * Queues the event a change of the feed is for this watcher (`type`: its type for this
+   * watcher). The event is made and encoded only when no watcher that encodes alike has
+   * done it already: a change seen by many watchers is encoded once.
    */
-  send(event: WatchEvent, from?: Change): boolean {
+  sendChange(change: Change, type: WatchEventType, render: ChangeRenderer): boolean {
+    if (!this.admits()) return false;
+    const key = this.sharedKeys?.[type];
+    let bytes = key === undefined ? undefined : sharedEncoding(change, key);
+    if (bytes === undefined) {
+      bytes = this.encoder.encode(render(change, type));
+      if (key !== undefined) shareEncoding(change, key, bytes);
+    }
+    this.queue(bytes);
+    return true;
+  }
+
+  /** Open and not too far behind; a client that is gets cut off (kube's unresponsive watcher). */
+  private admits(): boolean {
     if (this.closedFlag) return false;
-    if (this.backlogBytes + this.res.writableLength > MAX_UNREAD_BYTES) {
+    // Until the socket pushes back it holds less than its high-water mark, far below the
+    // limit: only a stream waiting for 'drain' can be too far behind (and worth measuring).
+    if (this.draining && this.backlogBytes + this.res.writableLength > MAX_UNREAD_BYTES) {
       this.unresponsiveFlag = true;
       this.close();
       return false;
     }
-    const key = this.encoder.sharedKey;
-    const bytes = from && key ? encodedOnce(from, `${event.type} ${key}`, () => this.encoder.encode(event)) : this.encoder.encode(event);
+    return true;
+  }
+
+  private queue(bytes: Buffer): void {
     this.backlog.push(bytes);
     this.backlogBytes += bytes.length;
     if (this.metricLabels) recordWatchEvent(this.metricLabels, bytes.length);
     if (!this.draining) this.flush();
-    return true;
   }
 
   /** Hands the backlog to the socket slice by slice until it pushes back, then waits for 'drain'. */

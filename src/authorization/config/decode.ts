@@ -10,10 +10,21 @@ import {
   DEFAULT_UNAUTHORIZED_TTL_MS,
   WebhookConfiguration,
 } from './types';
-import { isObject, jsonType, shapeProblem } from './schema';
+import { isObject, jsonType } from './json-shape';
+import type * as SchemaModule from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
 export class ConfigDecodeError extends Error {}
+
+let schemaModule: typeof SchemaModule | undefined;
+
+/**
+ * The file's schema classes, and class-validator with them (some 350 files), load with the
+ * first file decoded: a server started without --authorization-config never needs them.
+ */
+function schema(): typeof SchemaModule {
+  return (schemaModule ??= require('./schema') as typeof SchemaModule);
+}
 
 
 function duration(value: unknown, fallbackMs: number): number {
@@ -82,7 +93,7 @@ export function decodeAuthorizationConfiguration(data: string): AuthorizationCon
   if (group !== AUTHORIZATION_CONFIG_GROUP || !AUTHORIZATION_CONFIG_VERSIONS.includes(version) || doc.kind !== AUTHORIZATION_CONFIG_KIND) {
     throw new ConfigDecodeError(`no kind ${JSON.stringify(doc.kind)} is registered for version ${JSON.stringify(doc.apiVersion)}`);
   }
-  const problem = shapeProblem(doc);
+  const problem = schema().shapeProblem(doc);
   if (problem) throw new ConfigDecodeError(problem);
   return { authorizers: (Array.isArray(doc.authorizers) ? doc.authorizers : []).map(decodeAuthorizer) };
 }

@@ -1,4 +1,5 @@
 import { registerDecorator, validateSync, ValidationError } from 'class-validator';
+import { isObject, jsonType } from './json-shape';
 
 /**
  * The AuthorizationConfiguration file's shape as class-validator schemas: each field with the
@@ -15,17 +16,6 @@ type GoKind = { scalar: 'string' | 'bool' } | { duration: true } | { struct: () 
 const NESTED = new Map<SchemaClass, Map<string, { schema: () => SchemaClass; list: boolean }>>();
 /** Go's struct name of each schema class. */
 const GO_NAMES = new Map<SchemaClass, string>();
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The JSON type of a value as Go's decoder names it in errors. */
-export function jsonType(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'object';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value;
-}
 
 const goTypeOf = (kind: GoKind): string => {
   if ('scalar' in kind) return kind.scalar;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { MAX_UNREAD_BYTES, WatchStream } from '../../../src/api/watch/watch-stream';
+import { MAX_UNREAD_BYTES, WatchEventType, WatchStream } from '../../../src/api/watch/watch-stream';
 import { Change } from '../../../src/storage/object-store';
 
 /** A response whose client never reads: everything written stays buffered. */
@@ -68,14 +68,40 @@ describe('WatchStream', () => {
     expect(stream.closed).toBe(false);
   });
 
-  it('encodes an event made from one change once for every stream that sends it', () => {
+  it('makes and encodes the event of one change once for every stream that sends it alike', () => {
     const object = { metadata: { name: 'shared', resourceVersion: '7' } };
     const change: Change = { type: 'ADDED', key: { resource: 'g/things', namespace: '', name: 'shared' }, revision: '7', object, bytes: 40 };
+    const rendered: string[] = [];
+    const render = (c: Change, type: WatchEventType) => {
+      rendered.push(type);
+      return { type, object: c.object };
+    };
     const [a, b] = [new StalledResponse(), new StalledResponse()];
-    new WatchStream(a as unknown as Response).send({ type: 'ADDED', object }, change);
-    new WatchStream(b as unknown as Response).send({ type: 'ADDED', object }, change);
+    expect(new WatchStream(a as unknown as Response).sendChange(change, 'ADDED', render)).toBe(true);
+    expect(new WatchStream(b as unknown as Response).sendChange(change, 'ADDED', render)).toBe(true);
     expect(a.written[0]).toBe(b.written[0]);
     expect(JSON.parse(a.written[0].toString())).toEqual({ type: 'ADDED', object });
+    expect(rendered).toEqual(['ADDED']);
+  });
+
+  it('keeps apart the events a change is for different watchers, and encoders whose bytes are their own', () => {
+    const object = { metadata: { name: 'moved', resourceVersion: '8', labels: { app: 'b' } } };
+    const previous = { metadata: { name: 'moved', resourceVersion: '7', labels: { app: 'a' } } };
+    const change: Change = { type: 'MODIFIED', key: { resource: 'g/things', namespace: '', name: 'moved' }, revision: '8', object, previous, bytes: 40 };
+    // A watcher selecting app=a sees the object leave (its last content), one without selectors the update.
+    const render = (c: Change, type: WatchEventType) => ({ type, object: type === 'DELETED' ? c.previous! : c.object });
+    const [plain, selecting] = [new StalledResponse(), new StalledResponse()];
+    new WatchStream(plain as unknown as Response).sendChange(change, 'MODIFIED', render);
+    new WatchStream(selecting as unknown as Response).sendChange(change, 'DELETED', render);
+    expect(JSON.parse(plain.written[0].toString())).toEqual({ type: 'MODIFIED', object });
+    expect(JSON.parse(selecting.written[0].toString())).toEqual({ type: 'DELETED', object: previous });
+    // An encoder with state of its own (no shared key) encodes for itself every time.
+    let encoded = 0;
+    const ownBytes = { contentType: 'application/json', encode: () => Buffer.from(`${++encoded}\n`) };
+    const [c, d] = [new StalledResponse(), new StalledResponse()];
+    new WatchStream(c as unknown as Response, ownBytes).sendChange(change, 'MODIFIED', render);
+    new WatchStream(d as unknown as Response, ownBytes).sendChange(change, 'MODIFIED', render);
+    expect([c.written[0].toString(), d.written[0].toString()]).toEqual(['1\n', '2\n']);
   });
 
   it('lets go of everything when it closes: backlog, waiters (its signal) and the connection of a client that stopped reading', () => {
