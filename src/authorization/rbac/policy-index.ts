@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
+import { GrantingBinding } from '../authorizer';
 import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
@@ -46,8 +47,8 @@ interface SubjectMatch {
   errors: string[];
 }
 
-/** A binding as the index keeps it. */
-export class IndexedBinding {
+/** A binding as the index keeps it (and as an RBAC allow names the binding that granted it). */
+export class IndexedBinding implements GrantingBinding {
   /** The rules of the role it references; cleared when that role changes. */
   resolved: RoleResolution | undefined;
 
@@ -63,6 +64,10 @@ export class IndexedBinding {
 
   get roleRef(): RoleRef {
     return this.object.roleRef;
+  }
+
+  get uid(): string {
+    return this.object.metadata?.uid ?? '';
   }
 
   get subjects(): Subject[] {
