@@ -90,6 +90,16 @@ export interface ServerOptions {
   loggingFormat: LoggingFormat;
   /** The `--audit-*` flags. */
   audit: AuditOptions;
+  /** The `--binding-usage-*` flags: which RBAC bindings grant, counted and flushed to the database. */
+  bindingUsage: BindingUsageOptions;
+}
+
+/** The `--binding-usage-*` flags. */
+export interface BindingUsageOptions {
+  /** --binding-usage-recording (default true): count the allows each binding grants. */
+  recording: boolean;
+  /** --binding-usage-flush-interval in ms (default 10 s): how often counts are written. */
+  flushIntervalMs: number;
 }
 
 /** How an audit backend gets events: kube's --audit-*-mode values. */
@@ -217,6 +227,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     loggingFormat: 'text',
     audit: defaultAuditOptions(),
     tokenCacheTtlMs: 10_000,
+    bindingUsage: { recording: true, flushIntervalMs: 10_000 },
     ...overrides,
   };
 }
