@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { dropTestSchema, newTestSchema } from '../support/db';
 import { eventually } from '../support/eventually';
@@ -30,6 +31,17 @@ const roleRef = (kind: string, name: string) => ({ apiGroup: RBAC_GROUP, kind, n
 const options = (tokenAuthFile: string) => ({ tokenAuthFile, bindingUsage: { recording: true, flushIntervalMs: 200 } });
 
 const sar = (resourceAttributes: object) => ({ apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: { user: 'alice', resourceAttributes } });
+
+const PLUGIN = resolve(__dirname, '..', '..', 'bin', 'kubectl-access');
+
+/** Runs bin/kubectl-access with a kubeconfig; its exit code and output. */
+function plugin(kubeconfig: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(PLUGIN, [...args, '--kubeconfig', kubeconfig], { timeout: 30000 }, (err, stdout, stderr) => {
+      done({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
 
 /** The policy every test starts from: alice may list pods in `team` and nodes; the reviewer may list usages. */
 async function seed(server: TestServer): Promise<void> {
@@ -206,6 +218,32 @@ describe('binding usage', () => {
     expect(denied.body.message).toBe('bindingusages.access.platform.io is forbidden: User "nobody" cannot list resource "bindingusages" in API group "access.platform.io" at the cluster scope');
   });
 
+  it('kubectl access unused lists the bindings without a grant in the window, idle longest first', async () => {
+    const inTeam = await plugin(server.kubeconfigPath, ['unused', '--since=1h', '-n', 'team']);
+    expect(inTeam).toMatchObject({ code: 0, stderr: '' });
+    expect(inTeam.stdout).toMatch(/^BINDING\s+GRANTS\s+LAST GRANTED\s+AGE\nRoleBinding team\/idle\s+0\s+never\s+\d+s\n$/);
+
+    const everywhere = await plugin(server.kubeconfigPath, ['unused']);
+    expect(everywhere.code).toBe(0);
+    const bindings = everywhere.stdout.split('\n').slice(1, -1).map((line) => line.split(/\s{3,}/)[0]);
+    expect(bindings).toContain('RoleBinding team/idle');
+    expect(bindings).not.toContain('RoleBinding team/alice-pods');
+    // The default policy's bindings are older than the test's own.
+    expect(bindings.indexOf('ClusterRoleBinding system:node')).toBeLessThan(bindings.indexOf('RoleBinding team/idle'));
+
+    // A window of 0 leaves out nothing; -o json prints the BindingUsages.
+    const json = JSON.parse((await plugin(server.kubeconfigPath, ['unused', '--since=0', '-n', 'team', '-o', 'json'])).stdout);
+    expect(json.kind).toBe('BindingUsageList');
+    expect(json.items.map((u: any) => u.bindingRef.name).sort()).toEqual(['alice-pods', 'idle']);
+  });
+
+  it('kubectl access unused refuses a bad window', async () => {
+    expect(await plugin(server.kubeconfigPath, ['unused', '--since=soon'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: invalid --since "soon": use a duration such as 720h, 30m or 1h30m\n',
+    });
+  });
   it("drops a deleted binding's usage; a binding made again under the same name starts at 0", async () => {
     expect((await usages(server)).get('RoleBinding/team/alice-pods').grants).toBeGreaterThan(0);
     expect((await server.admin.delete(`${RBAC}/namespaces/team/rolebindings/alice-pods`)).status).toBe(200);
