@@ -6,6 +6,7 @@ import { BindingUsageRecorder } from '../../../src/authorization/binding-usage-r
 import { CLUSTER_ROLE_BINDINGS_RESOURCE, ROLE_BINDINGS_RESOURCE } from '../../../src/authorization/rbac/policy-index';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
+import { FlagError, parseServerFlags } from '../../../src/config/flags';
 import { ServerOptions } from '../../../src/config/options';
 import { clusterRole, clusterRoleBinding, indexOf, req, roleBinding, U, user } from '../authorization/rbac-fixtures';
 
@@ -166,5 +167,20 @@ describe('BindingUsage names', () => {
       bindingUsageName('ClusterRoleBinding', '', 'a:b'),
     ];
     expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe('binding usage flags', () => {
+  it('records and flushes every 10 s by default; both can be set', () => {
+    expect(parseServerFlags([], {}).bindingUsage).toEqual({ recording: true, flushIntervalMs: 10_000 });
+    expect(parseServerFlags(['--binding-usage-recording=false', '--binding-usage-flush-interval=1m30s'], {}).bindingUsage).toEqual({
+      recording: false,
+      flushIntervalMs: 90_000,
+    });
+  });
+
+  it('refuses an interval that is not positive, naming the flag', () => {
+    expect(() => parseServerFlags(['--binding-usage-flush-interval=0'], {})).toThrow(new FlagError('--binding-usage-flush-interval must be positive'));
+    expect(() => parseServerFlags(['--binding-usage-flush-interval=often'], {})).toThrow(/^invalid argument "often" for "--binding-usage-flush-interval" flag/);
   });
 });
