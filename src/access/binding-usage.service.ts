@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { BindingUsageRecorder } from '../authorization/binding-usage-recorder';
 import { RbacIndex } from '../authorization/rbac/rbac-index.service';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { recordBindingUsageFlush } from '../metrics/binding-usage-metrics';
 import { BindingUsageTable, StoredUsage } from './binding-usage-table';
 
 /**
@@ -74,7 +75,11 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
     if (!counts.size && !deleted.length) return;
     try {
       await this.table.flush(counts, deleted);
+      let grants = 0;
+      for (const usage of counts.values()) grants += usage.grants;
+      recordBindingUsageFlush('success', grants);
     } catch (err) {
+      recordBindingUsageFlush('error', 0);
       this.logger.warn(`writing binding usage failed (retried at the next flush): ${(err as Error).message}`);
       for (const uid of deleted) this.deleted.add(uid);
       for (const uid of this.deleted) counts.delete(uid);

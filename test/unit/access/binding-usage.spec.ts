@@ -8,6 +8,7 @@ import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { FlagError, parseServerFlags } from '../../../src/config/flags';
 import { ServerOptions } from '../../../src/config/options';
+import { metricsRegistry } from '../../../src/metrics/registry';
 import { clusterRole, clusterRoleBinding, indexOf, req, roleBinding, U, user } from '../authorization/rbac-fixtures';
 
 /** Binding usage: what the chain counts, how a flush writes it, and the names of the usages. */
@@ -74,6 +75,16 @@ describe('counting grants', () => {
   });
 });
 
+/** The flush counters, by name and result label. */
+async function flushMetrics(): Promise<Record<string, number>> {
+  const all = await metricsRegistry.getMetricsAsJSON();
+  const out: Record<string, number> = {};
+  for (const m of all.filter((m) => m.name.startsWith('access_binding_usage_'))) {
+    for (const v of m.values) out[`${m.name}${v.labels.result ? `/${v.labels.result}` : ''}`] = v.value;
+  }
+  return out;
+}
+
 describe('flushing', () => {
   function service(query: jest.Mock) {
     const w = world();
@@ -110,6 +121,7 @@ describe('flushing', () => {
   });
 
   it('keeps what a failed write took for the next flush, and flushes at shutdown', async () => {
+    const before = await flushMetrics();
     const query = jest.fn().mockRejectedValueOnce(new Error('connection refused')).mockResolvedValue([]);
     const { chain, usage, policy } = service(query);
     await chain.authorize(alicePods);
@@ -122,6 +134,11 @@ describe('flushing', () => {
     expect(query).toHaveBeenCalledTimes(2);
     expect(query.mock.calls[1][1].slice(0, 2)).toEqual([['uid-readers'], ['2']]);
     expect(query.mock.calls[1][1][3]).toEqual(['uid-gone']);
+    const after = await flushMetrics();
+    const delta = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+    expect(delta('access_binding_usage_flushes_total/error')).toBe(1);
+    expect(delta('access_binding_usage_flushes_total/success')).toBe(1);
+    expect(delta('access_binding_usage_flushed_grants_total')).toBe(2);
   });
 
   it('lists flushed counts plus what this replica counted since', async () => {
