@@ -251,6 +251,27 @@ describe('binding usage', () => {
       stderr: 'error: invalid --since "soon": use a duration such as 720h, 30m or 1h30m\n',
     });
   });
+  it('counts the bind an escalation check asks, besides the request itself', async () => {
+    await server.admin.post(`${RBAC}/clusterroles`, {
+      metadata: { name: 'binder' },
+      rules: [
+        { apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['create'] },
+        { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['node-reader'] },
+      ],
+    });
+    await server.admin.post(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'alice-binds' }, roleRef: roleRef('ClusterRole', 'binder'), subjects: [user('alice')] });
+    await eventually(async () => {
+      const made = await server.anonymous.post(
+        `${RBAC}/namespaces/team/rolebindings`,
+        { metadata: { name: 'made-by-alice' }, roleRef: roleRef('ClusterRole', 'node-reader'), subjects: [user('ghost')] },
+        { as: ALICE },
+      );
+      expect(made.status).toBe(201);
+    });
+    // The create (the guard) and the bind (the escalation check): two grants.
+    await eventually(async () => expect((await usages(server)).get('RoleBinding/team/alice-binds')).toMatchObject({ grants: 2 }));
+  });
+
   it("drops a deleted binding's usage; a binding made again under the same name starts at 0", async () => {
     expect((await usages(server)).get('RoleBinding/team/alice-pods').grants).toBeGreaterThan(0);
     expect((await server.admin.delete(`${RBAC}/namespaces/team/rolebindings/alice-pods`)).status).toBe(200);
