@@ -22,6 +22,19 @@ const BINDING_KINDS: ReadonlyArray<GrantingBinding['kind']> = ['ClusterRoleBindi
 /** RFC 3339 to the second, as kube writes metav1.Time. */
 const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
+/** A binding's BindingUsage before counts are added (shared: never modified). */
+function skeletonOf(kind: GrantingBinding['kind'], binding: KubeObject): BindingUsage {
+  const meta = binding.metadata;
+  const namespace = kind === 'RoleBinding' ? (meta.namespace ?? '') : '';
+  const name = meta.name ?? '';
+  return {
+    metadata: { name: bindingUsageName(kind, namespace, name), ...(meta.creationTimestamp ? { creationTimestamp: meta.creationTimestamp } : {}) },
+    bindingRef: { kind, ...(namespace ? { namespace } : {}), name, uid: meta.uid ?? '' },
+    grants: 0,
+    ...(meta.creationTimestamp ? { bindingCreated: meta.creationTimestamp } : {}),
+  };
+}
+
 /**
  * The read-only storage of bindingusages: one BindingUsage per binding the RBAC index holds
  * (so a deleted binding's usage is gone with it), in name order, with the counts of the
@@ -30,6 +43,9 @@ const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOStri
  * No other verb exists: the generic handlers answer 405.
  */
 export class BindingUsageStorage implements ResourceStorage {
+  /** Per binding object (a new one on every change), its usage without counts: names are hashed once. */
+  private readonly skeletons = new WeakMap<KubeObject, BindingUsage>();
+
   constructor(private readonly sources: BindingUsageSources) {}
 
   async get(target: Target, _opts: GetOptions & Reader): Promise<KubeObject> {
@@ -66,18 +82,9 @@ export class BindingUsageStorage implements ResourceStorage {
     const usages: BindingUsage[] = [];
     for (const kind of BINDING_KINDS) {
       for (const binding of this.sources.policy.objectsOf(kind)) {
-        const meta = binding.metadata;
-        const namespace = kind === 'RoleBinding' ? (meta.namespace ?? '') : '';
-        const name = meta.name ?? '';
-        usages.push({
-          metadata: {
-            name: bindingUsageName(kind, namespace, name),
-            ...(meta.creationTimestamp ? { creationTimestamp: meta.creationTimestamp } : {}),
-          },
-          bindingRef: { kind, ...(namespace ? { namespace } : {}), name, uid: meta.uid ?? '' },
-          grants: 0,
-          ...(meta.creationTimestamp ? { bindingCreated: meta.creationTimestamp } : {}),
-        });
+        let usage = this.skeletons.get(binding);
+        if (!usage) this.skeletons.set(binding, (usage = skeletonOf(kind, binding)));
+        usages.push(usage);
       }
     }
     return usages.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
@@ -88,9 +95,10 @@ export class BindingUsageStorage implements ResourceStorage {
     const counted = await this.sources.usageOf(usages.map((u) => u.bindingRef.uid).filter(Boolean));
     return usages.map(({ metadata, bindingRef, bindingCreated }) => {
       const stored = counted.get(bindingRef.uid);
+      // Copies: the skeletons are shared by every list.
       return {
-        metadata,
-        bindingRef,
+        metadata: { ...metadata },
+        bindingRef: { ...bindingRef },
         grants: stored?.grants ?? 0,
         ...(stored ? { lastGranted: rfc3339(stored.lastGranted) } : {}),
         ...(bindingCreated ? { bindingCreated } : {}),
