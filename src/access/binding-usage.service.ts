@@ -33,6 +33,7 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
   }
 
   onApplicationBootstrap(): void {
+    this.recorder.startClock();
     this.stopListening = this.policy.onChange((change) => {
       if (change.type !== 'DELETED' || (change.kind !== 'RoleBinding' && change.kind !== 'ClusterRoleBinding')) return;
       const uid = change.object.metadata?.uid;
@@ -47,6 +48,7 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     this.stopListening?.();
+    this.recorder.stopClock();
     await this.flush();
   }
 

@@ -61,6 +61,26 @@ describe('counting grants', () => {
     expect(on.take().size).toBe(0);
   });
 
+  it('reads the clock once a second once started, to the second', () => {
+    jest.useFakeTimers({ now: 1_700_000_000_000 });
+    try {
+      const recorder = new BindingUsageRecorder();
+      recorder.startClock();
+      const grant = () => recorder.record({ decision: 'Allow', grantedBy: { kind: 'RoleBinding', namespace: 'a', name: 'b', uid: 'u' } });
+      jest.setSystemTime(1_700_000_000_400);
+      grant();
+      expect(recorder.pendingFor('u')).toEqual({ grants: 1, lastGranted: 1_700_000_000_000 });
+      jest.advanceTimersByTime(1000);
+      grant();
+      expect(recorder.pendingFor('u')).toEqual({ grants: 2, lastGranted: 1_700_000_001_400 });
+      recorder.stopClock();
+      grant();
+      expect(recorder.pendingFor('u')?.lastGranted).toBe(Date.now());
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('puts back what a failed flush took (sums, latest time) and forgets deleted bindings', () => {
     const recorder = new BindingUsageRecorder(true, () => 5);
     const grant = (uid: string) => recorder.record({ decision: 'Allow', grantedBy: { kind: 'ClusterRoleBinding', namespace: '', name: uid, uid } });
