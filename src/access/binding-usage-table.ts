@@ -36,6 +36,21 @@ export class BindingUsageTable {
     await this.dataSource.query(FLUSH, [uids, grants, times, [...deleted]]);
   }
 
+  /**
+   * Removes the rows of bindings that no longer exist (deleted while no replica ran to see
+   * it), but only rows not written for `quietSeconds`: a binding made since the caller's
+   * list may already have a row from another replica.
+   */
+  async sweep(existing: readonly string[], quietSeconds: number): Promise<number> {
+    // A SELECT around the DELETE: the drivers answer a bare DELETE with a row count in their own shapes.
+    const rows: Array<{ removed: number }> = await this.dataSource.query(
+      `WITH gone AS (DELETE FROM binding_usage WHERE NOT (uid = ANY($1::text[])) AND last_granted < now() - make_interval(secs => $2) RETURNING 1)
+SELECT count(*)::int AS removed FROM gone`,
+      [[...existing], quietSeconds],
+    );
+    return Number(rows[0]?.removed ?? 0);
+  }
+
   /** The stored usage of the bindings with these uids (absent: never flushed). */
   async read(uids: readonly string[]): Promise<Map<string, StoredUsage>> {
     const found = new Map<string, StoredUsage>();

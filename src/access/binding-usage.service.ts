@@ -6,6 +6,9 @@ import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { recordBindingUsageFlush } from '../metrics/binding-usage-metrics';
 import { BindingUsageTable, StoredUsage } from './binding-usage-table';
 
+/** Rows of missing bindings older than this are swept at start (see BindingUsageTable.sweep). */
+const SWEEP_QUIET_SECONDS = 3600;
+
 /**
  * Binding usage across replicas: every flush interval (and at shutdown) this replica adds
  * what its recorder counted to the database in one statement, never on a request's path.
@@ -43,6 +46,8 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
     });
     this.timer = setInterval(() => void this.flush(), this.options.bindingUsage.flushIntervalMs);
     this.timer.unref();
+    // Once the index holds every binding: rows of bindings deleted while no replica ran go.
+    this.flushing = this.flushing.then(() => this.sweep());
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -68,6 +73,17 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
       usage.set(uid, stored ? { grants: stored.grants + pending.grants, lastGranted: Math.max(stored.lastGranted, pending.lastGranted) } : { ...pending });
     }
     return usage;
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      await this.policy.ready();
+      const uids = [...this.policy.objectsOf('RoleBinding'), ...this.policy.objectsOf('ClusterRoleBinding')].map((b) => b.metadata.uid ?? '');
+      const removed = await this.table.sweep(uids, SWEEP_QUIET_SECONDS);
+      if (removed) this.logger.log(`removed the usage of ${removed} bindings that no longer exist`);
+    } catch (err) {
+      this.logger.warn(`sweeping the usage of deleted bindings failed: ${(err as Error).message}`);
+    }
   }
 
   private async flushOnce(): Promise<void> {

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { DataSource } from 'typeorm';
+import { BindingUsageTable } from '../../src/access/binding-usage-table';
 import { dropTestSchema, newTestSchema } from '../support/db';
 import { eventually } from '../support/eventually';
 import { describeWithPostgres } from '../support/postgres';
@@ -127,6 +129,18 @@ describe('binding usage', () => {
     const after = await usages(server);
     expect(after.get('RoleBinding/team/alice-pods').grants).toBe(before);
     expect(after.get('ClusterRoleBinding/alice:nodes').grants).toBe(2);
+  });
+
+  it("sweeps the rows of bindings that no longer exist once they are quiet, keeping the others", async () => {
+    const table = new BindingUsageTable(server.running.app.get(DataSource));
+    const existing = [...(await usages(server)).values()].map((u) => u.bindingRef.uid);
+    const hourAgo = Date.now() - 3600_000;
+    await table.flush(new Map([['uid-of-a-deleted-binding', { grants: 3, lastGranted: hourAgo }], ['uid-of-a-new-binding', { grants: 1, lastGranted: Date.now() }]]), []);
+    expect(await table.sweep(existing, 600)).toBe(1);
+    const left = await table.read(['uid-of-a-deleted-binding', 'uid-of-a-new-binding', ...existing]);
+    expect(left.has('uid-of-a-deleted-binding')).toBe(false);
+    expect(left.get('uid-of-a-new-binding')).toMatchObject({ grants: 1 });
+    expect((await usages(server)).get('RoleBinding/team/alice-pods').grants).toBe(4);
   });
 
   it('gets one usage by name; other names are 404', async () => {

@@ -106,17 +106,21 @@ async function flushMetrics(): Promise<Record<string, number>> {
 }
 
 describe('flushing', () => {
-  function service(query: jest.Mock) {
+  /** A started service whose start-up sweep is done (and its query forgotten). */
+  async function service(query: jest.Mock) {
     const w = world();
     const options = { bindingUsage: { recording: true, flushIntervalMs: 3_600_000 } } as ServerOptions;
-    const usage = new BindingUsageService(w.recorder, w.policy as RbacIndex, { query } as unknown as DataSource, options);
+    const index = Object.assign(w.policy, { ready: () => Promise.resolve() }) as unknown as RbacIndex;
+    const usage = new BindingUsageService(w.recorder, index, { query } as unknown as DataSource, options);
     usage.onApplicationBootstrap();
+    await usage.flush();
+    query.mockClear();
     return { ...w, usage };
   }
 
   it('writes everything counted since the last flush in one statement of arrays, and the rows of deleted bindings go', async () => {
     const query = jest.fn().mockResolvedValue([]);
-    const { chain, usage, policy, now } = service(query);
+    const { chain, usage, policy, now } = await service(query);
     for (let i = 0; i < 50; i++) await chain.authorize(alicePods);
     await chain.authorize(bobPods);
     await usage.flush();
@@ -142,8 +146,9 @@ describe('flushing', () => {
 
   it('keeps what a failed write took for the next flush, and flushes at shutdown', async () => {
     const before = await flushMetrics();
-    const query = jest.fn().mockRejectedValueOnce(new Error('connection refused')).mockResolvedValue([]);
-    const { chain, usage, policy } = service(query);
+    const query = jest.fn().mockResolvedValue([]);
+    const { chain, usage, policy } = await service(query);
+    query.mockRejectedValueOnce(new Error('connection refused'));
     await chain.authorize(alicePods);
     const gone = withUid(clusterRoleBinding('gone', 'pod-reader', []), 'uid-gone');
     policy.upsert(CLUSTER_ROLE_BINDINGS_RESOURCE, gone);
@@ -161,9 +166,24 @@ describe('flushing', () => {
     expect(delta('access_binding_usage_flushed_grants_total')).toBe(2);
   });
 
+  it('sweeps at start the rows of bindings that no longer exist, once quiet for an hour', async () => {
+    const query = jest.fn().mockResolvedValue([{ removed: 1 }]);
+    const w = world();
+    const index = Object.assign(w.policy, { ready: () => Promise.resolve() }) as unknown as RbacIndex;
+    const usage = new BindingUsageService(w.recorder, index, { query } as unknown as DataSource, { bindingUsage: { recording: true, flushIntervalMs: 3_600_000 } } as ServerOptions);
+    usage.onApplicationBootstrap();
+    await usage.flush();
+    expect(query).toHaveBeenCalledTimes(1);
+    const [sql, [uids, quiet]] = query.mock.calls[0];
+    expect(sql).toMatch(/^WITH gone AS \(DELETE FROM binding_usage WHERE NOT \(uid = ANY\(\$1::text\[\]\)\) AND last_granted < now\(\) - make_interval\(secs => \$2\)/);
+    expect([...uids].sort()).toEqual(['uid-local', 'uid-readers']);
+    expect(quiet).toBe(3600);
+    await usage.onApplicationShutdown();
+  });
+
   it('lists flushed counts plus what this replica counted since', async () => {
     const query = jest.fn().mockResolvedValue([{ uid: 'uid-readers', grants: '7', last_granted: new Date(1000) }]);
-    const { chain, usage, now } = service(query);
+    const { chain, usage, now } = await service(query);
     await chain.authorize(alicePods);
     const found = await usage.usageOf(['uid-readers', 'uid-local']);
     expect(query.mock.calls[0][1]).toEqual([['uid-readers', 'uid-local']]);
