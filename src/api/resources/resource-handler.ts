@@ -93,13 +93,10 @@ export class ResourceHandler {
 
   /** A watch on a collection, or on one object (the pipe selected it by metadata.name). */
   private async watch(resolved: ResolvedRequest, opts: WatchOptions & Reader, res: Response, encoder: WatchEventEncoder): Promise<void> {
-    // `?watch=true` reaches kube's list handler, which names the verb when the storage cannot watch.
-    const { type, groupResource } = resolved.target;
-    if (type.verbs.includes('list') && !type.verbs.includes('watch')) throw errors.methodNotSupported(groupResource, 'watch');
     const watch = this.resolver.method(resolved, 'watch', 'watch');
     const target = resolved.single ? { ...resolved.target, name: '' } : resolved.target;
     // Options were checked before the stream starts so bad ones are a plain 400.
-    const { group, version, kind } = type;
+    const { group, version, kind } = target.type;
     await watch(target, opts, () => new WatchStream(res, encoder, { group, version, kind }));
   }
 
