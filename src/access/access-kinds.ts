@@ -1,6 +1,7 @@
 import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
 import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
 import { StructSchema } from '../api/schema/schema';
+import { bindingUsageType } from './binding-usage-kind';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
 import { ACCESS_GROUP, ACCESS_VERSION, AccessExplanation, ResourceAccessReview, SubjectRulesReview } from './access-types';
 import {
@@ -51,4 +52,4 @@ export const accessExplanationType = accessType(
 );
 
 /** In the installer's order (sorted by path), which discovery shows. */
-export const ACCESS_TYPES = [accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType];
+export const ACCESS_TYPES = [accessExplanationType, bindingUsageType as unknown as ResourceType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType];

@@ -13,6 +13,11 @@ import { AccessAnalyzer } from './access-analyzer';
 import { AccessIndex } from './access-index';
 import { accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType } from './access-kinds';
 import { AccessStorage } from './access-storage';
+import { bindingUsageType } from './binding-usage-kind';
+import { BindingUsageService } from './binding-usage.service';
+import { BindingUsageStorage } from './binding-usage-storage';
+import { ContinueTokenService } from '../api/resources/continue-token.service';
+import { ResourceType } from '../api/schema/resource-type';
 import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
 import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
 
@@ -28,7 +33,7 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * not). Answered from the RBAC policy index and the authorizer chain that make the real
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
-@Module({ imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule] })
+@Module({ imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService] })
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
 
@@ -37,6 +42,8 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     private readonly chain: AuthorizerChain,
     private readonly policy: RbacIndex,
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+    private readonly usage: BindingUsageService,
+    private readonly continueTokens: ContinueTokenService,
   ) {}
 
   onModuleInit(): void {
@@ -69,6 +76,10 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
         },
         normalize,
       ),
+    );
+    this.registry.register(
+      bindingUsageType as unknown as ResourceType,
+      new BindingUsageStorage({ policy: this.policy, usageOf: (uids) => this.usage.usageOf(uids), continueTokens: this.continueTokens }),
     );
     this.registry.register(localResourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(localResourceAccessReviewType, whoCan, normalize));
     this.registry.register(resourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(resourceAccessReviewType, whoCan, normalize));

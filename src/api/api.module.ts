@@ -56,6 +56,6 @@ import { RuntimeConfigCheck } from './runtime-config.check';
       inject: [SERVER_OPTIONS],
     },
   ],
-  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory],
+  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory, ContinueTokenService],
 })
 export class ApiModule {}

@@ -2,6 +2,14 @@ import { Module } from '@nestjs/common';
 import { AuthorizationGuard } from './authorization.guard';
 import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
+import { BindingUsageRecorder } from './binding-usage-recorder';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+
+const bindingUsageRecorder = {
+  provide: BindingUsageRecorder,
+  useFactory: (options?: ServerOptions) => new BindingUsageRecorder(options?.bindingUsage.recording ?? true),
+  inject: [{ token: SERVER_OPTIONS, optional: true }],
+};
 
 /**
  * The authorizer chain, its guard, and the registry where authorizer types are plugged in
@@ -9,7 +17,7 @@ import { AuthorizerFactories } from './authorizer-factories';
  * this one; the chain is built from the configuration by AuthorizationConfigModule).
  */
 @Module({
-  providers: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard],
-  exports: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard],
+  providers: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard, bindingUsageRecorder],
+  exports: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard, BindingUsageRecorder],
 })
 export class AuthorizationModule {}

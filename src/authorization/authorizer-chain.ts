@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from './authorizer';
 import { recordAuthorizationDecision } from '../metrics/authorization-metrics';
 import { privilegedGroupAuthorizer } from './authorizers';
 import { aggregateErrors } from '../apimachinery/aggregate-errors';
+import { BindingUsageRecorder } from './binding-usage-recorder';
 
 /** One authorizer's answer to a question, as a traced decision records it. */
 export interface AuthorizerAnswer {
@@ -24,6 +25,8 @@ export class AuthorizerChain {
   /** system:masters, then the configured ones: the order a decision asks them in. */
   private chain: Authorizer[] = [privilegedGroupAuthorizer];
 
+  constructor(@Optional() private readonly usage?: BindingUsageRecorder) {}
+
   /** The configured authorizers, in order (system:masters not included). */
   get authorizers(): readonly Authorizer[] {
     return this.configured;
@@ -39,7 +42,9 @@ export class AuthorizerChain {
 
   /**
    * `trace`, when given, receives each authorizer asked and its answer, in order (the
-   * access explanations show them).
+   * access explanations show them). An untraced allow is a grant (a request's or an access
+   * review's): the binding usage counts the RBAC binding that granted it. An explanation
+   * grants nothing, so a traced decision is not counted.
    */
   async authorize(attrs: AuthorizationAttributes, trace?: AuthorizerAnswer[]): Promise<AuthorizationResult> {
     // As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
@@ -56,6 +61,7 @@ export class AuthorizerChain {
         // kube instruments the configured authorizers only, not the system:masters shortcut.
         if (authorizer !== privilegedGroupAuthorizer) {
           recordAuthorizationDecision(authorizer.type, authorizer.name, result.decision === 'Allow' ? 'allowed' : 'denied');
+          if (!trace && result.grantedBy) this.usage?.record(result);
         }
         return result;
       }

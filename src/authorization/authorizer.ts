@@ -38,6 +38,17 @@ export interface AuthorizationResult {
   decision: Decision;
   reason?: string;
   evaluationError?: string;
+  /** The binding whose rule allowed (RBAC allows only): binding usage counts it. */
+  grantedBy?: GrantingBinding;
+}
+
+/** A RoleBinding or ClusterRoleBinding as the decisions it grants name it. */
+export interface GrantingBinding {
+  readonly kind: 'RoleBinding' | 'ClusterRoleBinding';
+  /** '' for a ClusterRoleBinding. */
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
 }
 
 /** A rule as SelfSubjectRulesReview reports it (authorization/v1 ResourceRule). */

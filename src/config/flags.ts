@@ -604,6 +604,24 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       shown: '30s',
     },
     {
+      name: 'binding-usage-recording',
+      type: 'bool',
+      group: AUTHORIZATION,
+      usage: 'Count, per RoleBinding and ClusterRoleBinding, the requests and access reviews it allowed (served as access.platform.io/v1 bindingusages).',
+      parse: bool,
+      default: d.bindingUsage.recording,
+      shown: 'true',
+    },
+    {
+      name: 'binding-usage-flush-interval',
+      type: 'duration',
+      group: AUTHORIZATION,
+      usage: 'How often the binding usage counted in memory is added to the database, in one statement. Must be positive.',
+      parse: goDuration,
+      default: d.bindingUsage.flushIntervalMs,
+      shown: '10s',
+    },
+    {
       name: 'enable-admission-plugins',
       type: 'strings',
       group: ADMISSION,
@@ -964,6 +982,8 @@ interface ParsedFlags {
   authenticationTokenWebhookConfigFile?: string;
   authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
   authenticationTokenWebhookCacheTtl: number;
+  bindingUsageRecording: boolean;
+  bindingUsageFlushInterval: number;
 }
 
 function program(): Command {
@@ -1078,6 +1098,7 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     throw new FlagError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   }
   if (o.serviceAccountJwksUri && !(o.serviceAccountIssuer as string[]).length) throw new FlagError('service-account-jwks-uri requires service-account-issuer');
+  if (o.bindingUsageFlushInterval <= 0) throw new FlagError('--binding-usage-flush-interval must be positive');
   return defaultOptions({
     securePort: o.securePort,
     bindAddress: o.bindAddress,
@@ -1141,5 +1162,6 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     loggingFormat: o.loggingFormat,
     audit: auditOptionsOf(o),
     ...proxyAndTokenWebhookOptionsOf(o),
+    bindingUsage: { recording: o.bindingUsageRecording, flushIntervalMs: o.bindingUsageFlushInterval },
   });
 }

@@ -102,6 +102,8 @@ export interface ServerOptions {
   requestHeader: RequestHeaderOptions;
   /** The `--authentication-token-webhook-*` flags. */
   authenticationTokenWebhook: AuthenticationTokenWebhookOptions;
+  /** The `--binding-usage-*` flags: which RBAC bindings grant, counted and flushed to the database. */
+  bindingUsage: BindingUsageOptions;
 }
 
 /** The `--requestheader-*` flags (header defaults as kubeadm sets them). */
@@ -128,6 +130,14 @@ export interface AuthenticationTokenWebhookOptions {
   version: 'v1' | 'v1beta1';
   /** --authentication-token-webhook-cache-ttl, in ms: how long its answers (both kinds) are reused. */
   cacheTtlMs: number;
+}
+
+/** The `--binding-usage-*` flags. */
+export interface BindingUsageOptions {
+  /** --binding-usage-recording (default true): count the allows each binding grants. */
+  recording: boolean;
+  /** --binding-usage-flush-interval in ms (default 10 s): how often counts are written. */
+  flushIntervalMs: number;
 }
 
 /** How an audit backend gets events: kube's --audit-*-mode values. */
@@ -285,6 +295,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     tokenCacheTtlMs: 10_000,
     requestHeader: { allowedNames: [], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] },
     authenticationTokenWebhook: { version: 'v1', cacheTtlMs: 2 * 60_000 },
+    bindingUsage: { recording: true, flushIntervalMs: 10_000 },
     ...overrides,
   };
 }

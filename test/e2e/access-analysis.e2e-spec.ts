@@ -77,11 +77,12 @@ describe('access analysis (access.platform.io/v1)', () => {
   });
 
   describe('in discovery and on the wire', () => {
-    it('is a served group with four create-only kinds', async () => {
+    it('is a served group with four create-only kinds and the read-only bindingusages', async () => {
       const group = await server.admin.get(ACCESS);
       expect(group.status).toBe(200);
       expect(group.body.resources).toEqual([
         { name: 'accessexplanations', singularName: 'accessexplanation', namespaced: false, kind: 'AccessExplanation', verbs: ['create'] },
+        { name: 'bindingusages', singularName: 'bindingusage', namespaced: false, kind: 'BindingUsage', verbs: ['get', 'list'] },
         { name: 'localresourceaccessreviews', singularName: 'localresourceaccessreview', namespaced: true, kind: 'LocalResourceAccessReview', verbs: ['create'] },
         { name: 'resourceaccessreviews', singularName: 'resourceaccessreview', namespaced: false, kind: 'ResourceAccessReview', verbs: ['create'] },
         { name: 'subjectrulesreviews', singularName: 'subjectrulesreview', namespaced: false, kind: 'SubjectRulesReview', verbs: ['create'] },
@@ -157,6 +158,7 @@ describe('access analysis (access.platform.io/v1)', () => {
       expect(role.body.aggregationRule).toBeUndefined();
       expect(role.body.rules).toEqual([
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations'] },
+        { verbs: ['get', 'list'], apiGroups: ['access.platform.io'], resources: ['bindingusages'] },
       ]);
     });
   });

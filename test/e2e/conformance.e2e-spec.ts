@@ -4,7 +4,7 @@ import { ResourceRegistry } from '../../src/api/resources/registry';
 import { apiVersionOf, ResourceType } from '../../src/api/schema/resource-type';
 import { eventually } from '../support/eventually';
 import { HttpResponse } from '../support/https-client';
-import { CREATE_ONLY_KIND_SAMPLES, kindKey, Sample, STORED_KIND_SAMPLES } from '../support/kind-fixtures';
+import { CREATE_ONLY_KIND_SAMPLES, kindKey, READ_ONLY_KINDS, Sample, STORED_KIND_SAMPLES } from '../support/kind-fixtures';
 import { startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -32,6 +32,7 @@ function warnings(res: HttpResponse): string[] {
 
 const keyOf = (type: ResourceType) => kindKey(apiVersionOf(type), type.kind);
 const isCreateOnly = (type: ResourceType) => type.verbs.length === 1 && type.verbs[0] === 'create';
+const isReadOnly = (type: ResourceType) => type.verbs.every((verb) => verb === 'get' || verb === 'list' || verb === 'watch');
 
 /** Paths, names and samples of one kind. */
 class KindUnderTest {
@@ -86,11 +87,20 @@ describe('conformance of every served kind', () => {
   });
 
   it('has a sample for every registered kind, and no sample for a kind not served', () => {
-    const stored = registered.filter((t) => !isCreateOnly(t)).map(keyOf);
+    const stored = registered.filter((t) => !isCreateOnly(t) && !isReadOnly(t)).map(keyOf);
     const createOnly = registered.filter(isCreateOnly).map(keyOf);
-    const missing = [...stored.filter((k) => !STORED_KIND_SAMPLES[k]), ...createOnly.filter((k) => !CREATE_ONLY_KIND_SAMPLES[k])];
+    const readOnly = registered.filter(isReadOnly).map(keyOf);
+    const missing = [
+      ...stored.filter((k) => !STORED_KIND_SAMPLES[k]),
+      ...createOnly.filter((k) => !CREATE_ONLY_KIND_SAMPLES[k]),
+      ...readOnly.filter((k) => !READ_ONLY_KINDS.includes(k)),
+    ];
     expect({ kindsWithoutSample: missing }).toEqual({ kindsWithoutSample: [] });
-    const unserved = [...Object.keys(STORED_KIND_SAMPLES).filter((k) => !stored.includes(k)), ...Object.keys(CREATE_ONLY_KIND_SAMPLES).filter((k) => !createOnly.includes(k))];
+    const unserved = [
+      ...Object.keys(STORED_KIND_SAMPLES).filter((k) => !stored.includes(k)),
+      ...Object.keys(CREATE_ONLY_KIND_SAMPLES).filter((k) => !createOnly.includes(k)),
+      ...READ_ONLY_KINDS.filter((k) => !readOnly.includes(k)),
+    ];
     expect({ samplesOfUnservedKinds: unserved }).toEqual({ samplesOfUnservedKinds: [] });
   });
 
@@ -441,6 +451,41 @@ describe('conformance of every served kind', () => {
       const warned = await server.admin.post(`${path}?fieldValidation=Warn`, { ...sample, bogusField: 1 });
       expect(warned.status).toBe(201);
       expect(warnings(warned)).toEqual(['299 - "unknown field \\"bogusField\\""']);
+    });
+  });
+
+  describe.each(READ_ONLY_KINDS)('%s (read-only)', (key) => {
+    let type: ResourceType;
+    let path: string;
+
+    beforeAll(() => {
+      const found = registered.find((t) => keyOf(t) === key);
+      if (!found) throw new Error(`${key} is not served`);
+      type = found;
+      path = `/apis/${type.group}/${type.version}/${type.plural}`;
+    });
+
+    it('lists (JSON and Table) and gets what it lists', async () => {
+      const list = await server.admin.get(path);
+      expect(list.status).toBe(200);
+      expect(list.body).toMatchObject({ apiVersion: apiVersionOf(type), kind: type.listKind, metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
+      const table = await server.admin.get(path, { headers: { accept: TABLE } });
+      expect(table.body).toMatchObject({ kind: 'Table', rows: expect.any(Array) });
+      expect(table.body.rows).toHaveLength(list.body.items.length);
+      if (list.body.items.length) {
+        const got = await server.admin.get(`${path}/${list.body.items[0].metadata.name}`);
+        expect(got.body).toMatchObject({ apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name: list.body.items[0].metadata.name } });
+      }
+    });
+
+    it('serves no write and no watch: 405', async () => {
+      const answers = [];
+      const body = { apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name: 'x' } };
+      for (const [method, target] of [['POST', path], ['DELETE', path], ['PUT', `${path}/x`], ['DELETE', `${path}/x`], ['GET', `${path}?watch=true`]]) {
+        const res = await server.admin.request(method, target, method === 'POST' || method === 'PUT' ? { body } : {});
+        answers.push(`${method} ${target}: ${res.status} ${res.body?.reason}`);
+      }
+      expect(answers.every((a) => a.endsWith(': 405 MethodNotAllowed'))).toBe(true);
     });
   });
 });

@@ -56,6 +56,9 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
   [`${ACCESS}/v1/AccessExplanation`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
 };
 
+/** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */
+export const READ_ONLY_KINDS = [`${ACCESS}/v1/BindingUsage`];
+
 /** The key of a kind in the sample tables. */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}/${kind}`;

@@ -51,8 +51,9 @@ export class DiscoveryService {
         };
         if (type.shortNames?.length) resource.shortNames = type.shortNames;
         if (type.categories?.length) resource.categories = type.categories;
-        // Only stored kinds have a storage version; kube gives the virtual reviews none.
-        if (type.verbs.includes('get')) resource.storageVersionHash = storageVersionHash(group, version, type.kind);
+        // Only stored kinds (written and read back) have a storage version; kube gives the
+        // virtual reviews none, nor read-only views such as componentstatuses.
+        if (type.verbs.includes('get') && type.verbs.includes('create')) resource.storageVersionHash = storageVersionHash(group, version, type.kind);
         // Subresources follow their resource, naming the group and version of their own kind (kube's TokenRequest).
         const subresources = this.registry.subresourcesOf(type).map((sub) => ({
           name: `${type.plural}/${sub.subresource}`,

@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
+import { errors } from '../../apimachinery/errors';
 import { ResponseNegotiation } from './response-negotiation';
 import { DeprecatedApiNotice } from './deprecated-api';
 import { deleteOptionsBody } from '../codec/protobuf/protobuf-body';
@@ -66,6 +67,8 @@ export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApi
     const { type, name } = resolved.target;
     switch (req.requestInfo.verb) {
       case 'watch':
+        // `?watch=true` reaches kube's list handler, which names the verb when the storage cannot watch.
+        if (type.verbs.includes('list') && !type.verbs.includes('watch')) throw errors.methodNotSupported(resolved.target.groupResource, 'watch');
         this.resolver.method(resolved, 'watch', 'watch');
         req.watchOptions = parseWatchOptions(query, type, resolved.single ? name : '');
         return;

@@ -4,6 +4,7 @@ import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { bindingWindow } from '../../rbac/kinds/binding-window';
+import { GrantingBinding } from '../authorizer';
 import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
@@ -48,8 +49,8 @@ interface SubjectMatch {
   errors: string[];
 }
 
-/** A binding as the index keeps it. */
-export class IndexedBinding {
+/** A binding as the index keeps it (and as an RBAC allow names the binding that granted it). */
+export class IndexedBinding implements GrantingBinding {
   /** The rules of the role it references; cleared when that role changes. */
   resolved: RoleResolution | undefined;
   /** Its validity window (time-bound bindings), open-ended sides as infinities so the check is two comparisons. */
@@ -77,6 +78,10 @@ export class IndexedBinding {
 
   get roleRef(): RoleRef {
     return this.object.roleRef;
+  }
+
+  get uid(): string {
+    return this.object.metadata?.uid ?? '';
   }
 
   get subjects(): Subject[] {

@@ -1,7 +1,7 @@
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolution } from '../authorizer';
 import { aggregateErrors } from '../../apimachinery/aggregate-errors';
-import { PolicyIndex, RuleVisiting } from './policy-index';
+import { PolicyIndex, RuleSource, RuleVisiting } from './policy-index';
 import { ruleAllows } from './rule-matching';
 
 /**
@@ -20,17 +20,17 @@ export class RbacAuthorizer implements Authorizer {
   ) {}
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {
-    let allowedBy: string | undefined;
+    let allowedBy: RuleSource | undefined;
     let errors: string[] | undefined;
     this.rules.visitRulesFor(attrs.user, attrs.namespace, (source, rule, error) => {
       if (rule && source && ruleAllows(rule, attrs)) {
-        allowedBy = source.describe();
+        allowedBy = source;
         return false;
       }
       if (error) (errors ??= []).push(error);
       return true;
     });
-    if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy}` };
+    if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy.describe()}`, grantedBy: allowedBy.binding };
     if (!errors) return { decision: 'NoOpinion', reason: '' };
     const evaluationError = aggregateErrors(errors);
     return { decision: 'NoOpinion', reason: `RBAC: ${evaluationError}`, evaluationError };

@@ -204,6 +204,8 @@ export function defaultClusterRoles(): ClusterRole[] {
       name: 'access-reviewer',
       rules: [
         resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
+        // Which bindings are used: read-only, derived from every binding.
+        resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
       ],
     },
   ];

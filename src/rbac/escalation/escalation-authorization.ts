@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { SYSTEM_MASTERS, UserInfo } from '../../apimachinery/user-info';
-import { AuthorizationAttributes, Authorizer } from '../../authorization/authorizer';
+import { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../authorization/authorizer';
 import { alwaysAllowAuthorizer } from '../../authorization/authorizers';
 import { resourceAttributes } from '../../authorization/request-attributes';
 import { RBAC_GROUP, RoleRef } from '../kinds/types';
@@ -33,6 +33,8 @@ export class EscalationAuthorizer {
     private readonly configured: () => readonly Authorizer[],
     /** An RBAC authorizer over the server's policy. */
     private readonly rbac: Authorizer,
+    /** Told of each allow (a `bind` or `escalate` granted is a grant: binding usage counts it). */
+    private readonly onAllow: (result: AuthorizationResult) => void = () => undefined,
   ) {}
 
   /** `escalate` on roles/clusterroles, with the request's namespace and name ('' for a POST). */
@@ -58,6 +60,7 @@ export class EscalationAuthorizer {
     for (const authorizer of asked) {
       try {
         const result = await authorizer.authorize(attrs);
+        if (result.decision === 'Allow') this.onAllow(result);
         if (result.decision !== 'NoOpinion') return result.decision === 'Allow';
       } catch (err) {
         // As kube's union: an authorizer that fails has no opinion.

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
 import { AdmissionRequest } from '../../api/resources/admission';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
+import { BindingUsageRecorder } from '../../authorization/binding-usage-recorder';
 import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
@@ -47,8 +48,9 @@ export class RbacEscalationCheck {
     private readonly index: RbacIndex,
     chain: AuthorizerChain,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    @Optional() usage?: BindingUsageRecorder,
   ) {
-    this.authorizer = new EscalationAuthorizer(() => chain.authorizers, new RbacAuthorizer('rbac', index));
+    this.authorizer = new EscalationAuthorizer(() => chain.authorizers, new RbacAuthorizer('rbac', index), (result) => usage?.record(result));
   }
 
   /** Refuses (403, or 404 for a binding's missing role) a create or update that would escalate. */

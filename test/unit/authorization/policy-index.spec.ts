@@ -21,7 +21,7 @@ describe('policy index updates change decisions', () => {
     expect(rbac.authorize(getPod()).decision).toBe('NoOpinion');
 
     index.upsert(ROLE_BINDINGS_RESOURCE, roleBinding('ns1', 'b', 'ClusterRole', 'reader', [U('alice')]));
-    expect(rbac.authorize(getPod())).toEqual({ decision: 'Allow', reason: 'RBAC: allowed by RoleBinding "b/ns1" of ClusterRole "reader" to User "alice"' });
+    expect(rbac.authorize(getPod())).toMatchObject({ decision: 'Allow', reason: 'RBAC: allowed by RoleBinding "b/ns1" of ClusterRole "reader" to User "alice"' });
     expect(rbac.authorize(getPod('ns2')).decision).toBe('NoOpinion');
 
     // Same binding, subjects changed: now through the group, then to someone else.

@@ -185,7 +185,11 @@ describe('RBAC authorizer decisions', () => {
   it('has a table of at least 60 cases', () => expect(cases.length).toBeGreaterThanOrEqual(60));
 
   it.each(cases)('%s', (_name, attrs, expected) => {
-    expect(authorizer.authorize(attrs)).toEqual(expected);
+    const { grantedBy, ...result } = authorizer.authorize(attrs);
+    expect(result).toEqual(expected);
+    // An allow names the binding its reason names (binding usage counts it); nothing else does.
+    if (expected.decision === 'Allow') expect(expected.reason).toContain(`${grantedBy?.kind} "${grantedBy?.name}`);
+    else expect(grantedBy).toBeUndefined();
   });
 });
 
