@@ -20,7 +20,7 @@ export interface BindingWindow {
 
 export type WindowState = 'active' | 'not-yet-valid' | 'expired';
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /** An RFC 3339 timestamp (`2026-01-02T03:04:05Z`, `...05.5+02:00`) in ms since the epoch, or undefined. */
 export function parseRfc3339(text: string): number | undefined {
