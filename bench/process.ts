@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certificates';
 import { freePort, rssMiB, sleep, startProbedProcess } from './probed-process';
 import { runRoleBindingsMemory } from './soak';
+import { createScratchDatabase, ScratchDatabase } from './scratch-database';
 
 /**
  * `npm run bench -- memory` (also `-- idle`, `-- startup`): whole-process figures of the server
@@ -82,27 +83,16 @@ async function measure(label: string, args: string[], port: number, probeFile: s
   }
 }
 
-async function scratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const admin = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+/** A scratch database on that server, or undefined when it does not answer. */
+async function scratchDatabase(url: string): Promise<ScratchDatabase | undefined> {
+  const probe = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
-    await admin.connect();
+    await probe.connect();
+    await probe.end();
   } catch {
     return undefined;
   }
-  const name = `platform_bench_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return createScratchDatabase(url, 'platform_bench');
 }
 
 const median = (xs: number[]) => {

@@ -5,12 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AddressInfo } from 'node:net';
-import { Client } from 'pg';
-import { randomBytes } from 'node:crypto';
 import { defaultOptions, ServerOptions } from '../src/config/options';
 import { issueClientCertificate } from '../src/server/certificates';
 import { startServer, RunningServer } from '../src/server/start';
 import { BenchClient } from './client';
+import { createScratchDatabase } from './scratch-database';
+
+export { createScratchDatabase };
 
 export interface BenchServer {
   running: RunningServer;
@@ -18,25 +19,6 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** A new database on the PostgreSQL server of `databaseUrl`, and its removal. */
-export async function createScratchDatabase(databaseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `platform_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(databaseUrl);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new Client({ connectionString: databaseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 /** Our server on a temp data dir: the embedded store, or a scratch database on PostgreSQL. */
 export async function startBenchServer(databaseUrl?: string, overrides: Partial<ServerOptions> = {}): Promise<BenchServer> {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,22 +35,4 @@ export function describeWithPostgres(name: string, body: (url: string) => void):
   else describe.skip(`${name} (skipped: no PostgreSQL server is reachable; set DATABASE_URL)`, () => body(''));
 }
 
-/** A fresh database on that server (so separate processes share it without schema tricks). */
-export async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `platform_${randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+export { createScratchDatabase } from '../../bench/scratch-database';
