@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client, ClientConfig, Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
-import { BUILT_TEMPLATE_DIR, loadTemplate } from './data-dir-template';
+import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir-template';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
@@ -18,11 +18,9 @@ export interface DatabaseSettings {
   dataDir: string;
   /** PostgreSQL only: work in this schema (created if missing), e.g. to isolate tests. */
   schema?: string;
-  /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
-  templateDump?: Uint8Array;
   /**
-   * Embedded only: the template directory a new database directory is seeded from (default: the
-   * one built with the server, see data-dir-template.ts); false: initdb makes it.
+   * Embedded only: the template a new database directory is copied from (default: the one built
+   * with the server, see data-dir-template.ts); false: initdb makes it.
    */
   template?: string | false;
   /** Embedded only: sync every commit to disk (default true; `--embedded-fsync`). */
@@ -50,8 +48,6 @@ export interface Database {
   /** The store's hot path: the same connections without TypeORM's result copies. */
   sql: SqlSession;
   notifier: ChangeNotifier;
-  /** Embedded only: the whole data directory as a tar (a template for fast test starts). */
-  dump?(): Promise<Buffer>;
   /** Closes listeners, connections and (embedded) the engine and its lock. */
   close(): Promise<void>;
 }
@@ -151,25 +147,25 @@ function isEmptyDir(dir: string): boolean {
 const logger = new Logger('EmbeddedStore');
 
 /**
- * Starts PGlite in a new database directory: seeded from a template when there is a usable one
- * (the test's dump, or the template built with the server), made by initdb otherwise.
+ * Starts PGlite in a new (empty) database directory: copied from the template when there is a
+ * usable one, made by initdb otherwise.
  */
 async function startNewPGlite(dir: string, settings: DatabaseSettings, durable: boolean) {
   const engine = { durable, sharedBuffersBytes: settings.sharedBuffersBytes };
-  if (settings.templateDump) return startPGlite(dir, { ...engine, dump: settings.templateDump });
   if (settings.template === false) return startPGlite(dir, engine);
   const templateDir = settings.template ?? BUILT_TEMPLATE_DIR;
-  const template = loadTemplate(templateDir);
+  const template = usableTemplate(templateDir);
   if ('unusable' in template) {
     logger.warn(`new data directory made by initdb: ${template.unusable}`);
     return startPGlite(dir, engine);
   }
   try {
-    const pglite = await startPGlite(dir, { ...engine, dump: template.dump });
-    logger.log(`new data directory seeded from the template in ${templateDir} (PGlite ${template.manifest.pgliteVersion})`);
+    await seedFromTemplate(template, dir);
+    const pglite = await startPGlite(dir, engine);
+    logger.log(`new data directory copied from the template in ${templateDir} (PGlite ${template.manifest.pgliteVersion})`);
     return pglite;
   } catch (err) {
-    // What a bad dump left behind is removed before initdb starts over in the same directory.
+    // What a failed copy left behind is removed before initdb starts over in the same directory.
     logger.warn(`new data directory made by initdb: the template in ${templateDir} did not start: ${(err as Error).message}`);
     for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
     return startPGlite(dir, engine);
@@ -207,10 +203,6 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
       dataSource,
       sql: pgliteSession(pglite, driver.exclusive),
       notifier,
-      async dump() {
-        const tar = await driver.exclusive(() => pglite.dumpDataDir('none'));
-        return Buffer.from(await tar.arrayBuffer());
-      },
       close() {
         closing ??= (async () => {
           try {
