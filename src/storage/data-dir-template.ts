@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cp } from 'node:fs/promises';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ALL_MIGRATIONS } from '../../migrations';
 
@@ -83,7 +82,11 @@ export function usableTemplate(dir: string): UsableTemplate {
   return { dataDir, manifest: manifest as TemplateManifest };
 }
 
-/** Copies a template's database directory into `dir` (new and empty). */
-export async function seedFromTemplate(template: { dataDir: string }, dir: string): Promise<void> {
-  await cp(template.dataDir, dir, { recursive: true, errorOnExist: true, force: false });
+/**
+ * Copies a template's database directory into `dir` (new and empty). Synchronously: Node's
+ * promise-based cp took ~10x as long (1.1 s against 0.1 s for the ~1,000 files), and nothing
+ * else runs before the store is open.
+ */
+export function seedFromTemplate(template: { dataDir: string }, dir: string): void {
+  cpSync(template.dataDir, dir, { recursive: true, errorOnExist: true, force: false });
 }

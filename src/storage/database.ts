@@ -160,7 +160,7 @@ async function startNewPGlite(dir: string, settings: DatabaseSettings, durable: 
     return startPGlite(dir, engine);
   }
   try {
-    await seedFromTemplate(template, dir);
+    seedFromTemplate(template, dir);
     const pglite = await startPGlite(dir, engine);
     logger.log(`new data directory copied from the template in ${templateDir} (PGlite ${template.manifest.pgliteVersion})`);
     return pglite;
