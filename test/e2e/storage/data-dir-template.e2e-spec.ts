@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { cpSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrationNames, pgliteVersion } from '../../../src/storage/data-dir-template';
@@ -57,6 +57,8 @@ describe('a new embedded data directory', () => {
     const db = join(opened.dataDir, 'db');
     expect(synced).toEqual(expect.arrayContaining([join(db, 'PG_VERSION'), join(db, 'global', 'pg_control'), db, opened.dataDir]));
     expect(readFileSync(join(db, 'PG_VERSION'), 'utf8')).toBe(readFileSync(join(template, 'data', 'PG_VERSION'), 'utf8'));
+    // Copied beside the database directory and renamed into place: nothing of the copy is left.
+    expect(existsSync(`${db}.seeding`)).toBe(false);
   });
 
   it('is made by initdb, with a log line, when the template was made by another PGlite version', async () => {
