@@ -1,9 +1,9 @@
 # The server's container image. Two stages: the build stage installs every dependency from
-# the lockfile and compiles the TypeScript; the runtime stage holds the compiled output, the
-# production dependencies and the .proto files, and runs as an unprivileged user. The root
-# filesystem can be mounted read-only: the server writes only to its data directory and to
-# TMPDIR, both meant to be volumes. There is no HEALTHCHECK: the orchestrator probes
-# /livez and /readyz itself.
+# the lockfile, compiles the TypeScript and makes the embedded store's data-directory template;
+# the runtime stage holds the compiled output and the template, the production dependencies and
+# the .proto files, and runs as an unprivileged user. The root filesystem can be mounted
+# read-only: the server writes only to its data directory and to TMPDIR, both meant to be
+# volumes. There is no HEALTHCHECK: the orchestrator probes /livez and /readyz itself.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -13,7 +13,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+# The embedded store's data-directory template (initdb and migrations, done once here) lets
+# a server on a new data directory start without running initdb.
 RUN npx tsc -p tsconfig.build.json \
+ && node dist/src/storage/build-template.js dist/db-template migrations \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
@@ -24,6 +27,7 @@ COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
 COPY --from=build /src/dist/migrations ./dist/migrations
+COPY --from=build /src/dist/db-template ./dist/db-template
 COPY proto ./proto
 # The data directory (certificates, admin kubeconfig, the embedded store) belongs to the
 # runtime user; mount a volume there.

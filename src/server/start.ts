@@ -37,9 +37,9 @@ export interface RunningServer {
   shutdown(reason: string): Promise<void>;
 }
 
-/** Settings only tests use: a migrated template for the embedded engine, a schema on PostgreSQL. */
+/** Settings only tests use: a template of their own for the embedded engine, a schema on PostgreSQL. */
 export interface StorageTestHooks {
-  templateDump?: Uint8Array;
+  template?: string | false;
   schema?: string;
 }
 

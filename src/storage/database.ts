@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, ClientConfig, Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
+import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir-template';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
@@ -16,8 +18,11 @@ export interface DatabaseSettings {
   dataDir: string;
   /** PostgreSQL only: work in this schema (created if missing), e.g. to isolate tests. */
   schema?: string;
-  /** Embedded only: seed a new database directory from this dump of a migrated one (see Database.dump). */
-  templateDump?: Uint8Array;
+  /**
+   * Embedded only: the template a new database directory is copied from (default: the one built
+   * with the server, see data-dir-template.ts); false: initdb makes it.
+   */
+  template?: string | false;
   /** Embedded only: sync every commit to disk (default true; `--embedded-fsync`). */
   fsync?: boolean;
   /** Embedded only: PostgreSQL's shared_buffers in bytes (`--embedded-shared-buffers`). */
@@ -43,8 +48,6 @@ export interface Database {
   /** The store's hot path: the same connections without TypeORM's result copies. */
   sql: SqlSession;
   notifier: ChangeNotifier;
-  /** Embedded only: the whole data directory as a tar (a template for fast test starts). */
-  dump?(): Promise<Buffer>;
   /** Closes listeners, connections and (embedded) the engine and its lock. */
   close(): Promise<void>;
 }
@@ -141,6 +144,34 @@ function isEmptyDir(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
 
+const logger = new Logger('EmbeddedStore');
+
+/**
+ * Starts PGlite in a new (empty) database directory: copied from the template when there is a
+ * usable one, made by initdb otherwise.
+ */
+async function startNewPGlite(dir: string, settings: DatabaseSettings, durable: boolean) {
+  const engine = { durable, sharedBuffersBytes: settings.sharedBuffersBytes };
+  if (settings.template === false) return startPGlite(dir, engine);
+  const templateDir = settings.template ?? BUILT_TEMPLATE_DIR;
+  const template = usableTemplate(templateDir);
+  if ('unusable' in template) {
+    logger.warn(`new data directory made by initdb: ${template.unusable}`);
+    return startPGlite(dir, engine);
+  }
+  try {
+    seedFromTemplate(template, dir);
+    const pglite = await startPGlite(dir, engine);
+    logger.log(`new data directory copied from the template in ${templateDir} (PGlite ${template.manifest.pgliteVersion})`);
+    return pglite;
+  } catch (err) {
+    // What a failed copy left behind is removed before initdb starts over in the same directory.
+    logger.warn(`new data directory made by initdb: the template in ${templateDir} did not start: ${(err as Error).message}`);
+    for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
+    return startPGlite(dir, engine);
+  }
+}
+
 async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
   mkdirSync(settings.dataDir, { recursive: true });
   const lock = DataDirLock.acquire(join(settings.dataDir, 'db.lock'), settings.dataDir);
@@ -150,7 +181,7 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     const fresh = isEmptyDir(dir);
     const durable = settings.fsync !== false;
     mkdirSync(dir, { recursive: true });
-    const pglite = await startPGlite(dir, { dump: fresh ? settings.templateDump : undefined, durable, sharedBuffersBytes: settings.sharedBuffersBytes });
+    const pglite = fresh ? await startNewPGlite(dir, settings, durable) : await startPGlite(dir, { durable, sharedBuffersBytes: settings.sharedBuffersBytes });
     // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
     // it ran are synced once here, with the directory entries that lead to them.
     if (fresh && durable) syncTree(dir, settings.dataDir);
@@ -172,10 +203,6 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
       dataSource,
       sql: pgliteSession(pglite, driver.exclusive),
       notifier,
-      async dump() {
-        const tar = await driver.exclusive(() => pglite.dumpDataDir('none'));
-        return Buffer.from(await tar.arrayBuffer());
-      },
       close() {
         closing ??= (async () => {
           try {

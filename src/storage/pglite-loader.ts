@@ -1,4 +1,3 @@
-import { Blob } from 'node:buffer';
 import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -89,8 +88,6 @@ const parseJson = (text: string): unknown => JSON.parse(text);
 const asText = (text: string): string => text;
 
 export interface PGliteSettings {
-  /** Seed a new directory from this dump of another one (`dumpDataDir('none')`), which skips initdb. */
-  dump?: Uint8Array;
   /**
    * Sync every commit to disk, as PostgreSQL does by default (PGlite's own default is
    * fsync=off: a commit survives a crash of the process but not of the machine).
@@ -115,12 +112,11 @@ export async function startPGlite(dir: string | undefined, settings: PGliteSetti
   // A new directory is made by initdb in a worker thread that then ends: initdb's own WASM
   // instance and its copy of the engine's heap (together ~250 MiB here) would otherwise stay
   // in this process until a major GC that an idle server may never run.
-  if (dir !== undefined && !settings.dump && !existsSync(join(dir, 'PG_VERSION'))) await initdbInWorker(dir);
+  if (dir !== undefined && !existsSync(join(dir, 'PG_VERSION'))) await initdbInWorker(dir);
   const db = new PGlite({
     ...(durable ? { fs: durableNodeFS(dir) } : { dataDir: dir }),
     startParams: startParams(PGlite.defaultStartParams, durable, settings.sharedBuffersBytes ?? DEFAULT_SHARED_BUFFERS_BYTES),
     parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: parseJson, [OID.jsonb]: parseJson },
-    ...(settings.dump ? { loadDataDir: new Blob([settings.dump]) as unknown as globalThis.Blob } : {}),
   });
   await db.waitReady;
   return db;

@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certificates';
+import { eventually } from '../support/eventually';
 
 const run = promisify(execFile);
 const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+/** The embedded store's data-directory template that `npm run build` makes next to MAIN. */
+const TEMPLATE = join(__dirname, '..', '..', 'dist', 'db-template');
 
 /** The built server as `npm start` runs it: its own process, the embedded store, real flags. */
 const childEnv = () => {
@@ -22,6 +25,8 @@ interface Started {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
 }
 
 function startProcess(args: string[]): Promise<Started> {
@@ -39,7 +44,7 @@ function startProcess(args: string[]): Promise<Started> {
       const m = /serving on (https:\/\/\S+)\n/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1], exited });
+        resolve({ child, url: m[1], exited, output: () => out });
       }
     };
     child.stdout!.on('data', onData);
@@ -114,6 +119,27 @@ describe('the server process', () => {
       expect(cr.stdout).toBe('survives-restart');
     } finally {
       expect(await stop(again)).toBe(0);
+    }
+  }, 300_000);
+
+  it('starts on a new data directory from the build\'s template: ready, serving the default policy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platform-new-'));
+    try {
+      const started = await startProcess(['--data-dir', dir, '--secure-port', '0']);
+      try {
+        expect(started.output()).toContain(`new data directory copied from the template in ${TEMPLATE} (PGlite `);
+        expect(started.output()).not.toContain('made by initdb');
+        const kubectl = adminKubectl(dir);
+        await eventually(async () => expect((await kubectl('get', '--raw', '/readyz')).stdout).toBe('ok'));
+        const admin = await kubectl('get', 'clusterroles.rbac.authorization.platform.io', 'cluster-admin', '-o', 'jsonpath={.rules[*].verbs}');
+        expect(admin.stdout).toBe('["*"] ["*"]');
+        const binding = await kubectl('get', 'clusterrolebindings.rbac.authorization.platform.io', 'cluster-admin', '-o', 'jsonpath={.roleRef.name} {.subjects[0].name}');
+        expect(binding.stdout).toBe('cluster-admin system:masters');
+      } finally {
+        expect(await stop(started)).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 300_000);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { Database, DatabaseSettings, openDatabase } from '../../src/storage/database';
 import { MvccStore } from '../../src/storage/mvcc-store';
-import { templateDump } from './db-template';
+import { ensureTemplate } from './db-template';
 
 export type TestEngine = 'pglite' | 'postgres';
 
@@ -13,7 +13,7 @@ export interface TestDatabase {
   engine: TestEngine;
   db: Database;
   store: MvccStore;
-  /** Settings that reopen this database (same data dir or schema, no template). */
+  /** Settings that reopen this database (same data dir or schema; a template only seeds a new directory). */
   settings: DatabaseSettings;
   /** Close the database, keeping its data (restart tests). */
   close(): Promise<void>;
@@ -56,7 +56,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
   if (engine === 'postgres' && !databaseUrl) throw new Error('the postgres test engine needs DATABASE_URL');
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
   const settings: DatabaseSettings =
-    engine === 'postgres' ? { databaseUrl, dataDir, schema: newTestSchema() } : { dataDir, templateDump: await templateDump() };
+    engine === 'postgres' ? { databaseUrl, dataDir, schema: newTestSchema() } : { dataDir, template: await ensureTemplate() };
   let db: Database;
   try {
     db = await openDatabase(settings);
@@ -74,7 +74,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
     engine,
     db,
     store: new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
-    settings: { ...settings, templateDump: undefined },
+    settings,
     close,
     async destroy() {
       await close();

@@ -5,7 +5,7 @@ import { dropTestSchema, newTestSchema } from './db';
 import { defaultOptions, ServerOptions } from '../../src/config/options';
 import { issueClientCertificate } from '../../src/server/certificates';
 import { RunningServer, startServer } from '../../src/server/start';
-import { ensureTemplate, readTemplate } from './db-template';
+import { ensureTemplate, templatePath } from './db-template';
 import { ClientIdentity, HttpsClient } from './https-client';
 
 export interface TestServer {
@@ -88,7 +88,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   try {
     running = await startServer(options, {
       logLevels: ['error', 'fatal'],
-      storage: { schema, templateDump: freshEmbedded ? readTemplate() : undefined },
+      storage: { schema, template: freshEmbedded ? templatePath() : undefined },
     });
   } catch (err) {
     // A server that fails to start (tests of start-up errors) leaves nothing behind either.

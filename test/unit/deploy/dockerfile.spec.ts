@@ -50,6 +50,10 @@ function isIgnored(path: string): boolean {
   return ignored.some((pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`).test(top));
 }
 
+/** The embedded store's data-directory template, as `npm run build` makes it. */
+const TEMPLATE = 'dist/db-template';
+const BUILD_TEMPLATE = `node dist/src/storage/build-template.js ${TEMPLATE} migrations`;
+
 describe('the Dockerfile', () => {
   const all = stages();
   const build = all[0];
@@ -86,6 +90,19 @@ describe('the Dockerfile', () => {
     expect(keyword(runtime, 'VOLUME').map((v) => v.getArgumentsContent())).toEqual(['["/var/lib/platform-authz"]']);
   });
 
+  it('makes the embedded store\'s template after compiling, as npm run build does, and ships it', () => {
+    const runs = keyword(build, 'RUN').map((r) => r.getArgumentsContent() ?? '');
+    const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.build as string;
+    expect(script).toContain(BUILD_TEMPLATE);
+    const run = runs.find((r) => r.includes(BUILD_TEMPLATE));
+    expect(run).toBeDefined();
+    // After tsc: the builder is its output.
+    expect(run!.indexOf('tsc -p tsconfig.build.json')).toBeGreaterThanOrEqual(0);
+    expect(run!.indexOf('tsc -p tsconfig.build.json')).toBeLessThan(run!.indexOf(BUILD_TEMPLATE));
+    const copied = keyword(runtime, 'COPY').map(copyParts).find((c) => c.sources.includes(`/src/${TEMPLATE}`));
+    expect(copied).toEqual({ sources: [`/src/${TEMPLATE}`], destination: `./${TEMPLATE}`, from: 'build' });
+  });
+
   it('copies from the build context only paths that exist and that .dockerignore lets through', () => {
     const copied = all.flatMap((stage) => keyword(stage, 'COPY').map(copyParts)).filter((c) => !c.from);
     expect(copied.length).toBeGreaterThan(0);
@@ -104,11 +121,12 @@ describe('the Dockerfile', () => {
         expect(origin && all.indexOf(origin) < all.indexOf(stage)).toBe(true);
         for (const source of sources) {
           const relative = posix.relative(workdir(origin!, origin!.instructions[origin!.instructions.length - 1]), source);
-          const made = relative === 'node_modules' ? 'installed' : relative.startsWith('dist/') ? 'compiled' : 'copied';
+          const made = relative === 'node_modules' ? 'installed' : relative === TEMPLATE ? 'template' : relative.startsWith('dist/') ? 'compiled' : 'copied';
           const inputs = keyword(origin!, 'COPY').flatMap((c) => copyParts(c).sources.map((s) => s.replace(/^\.\//, '')));
           // dist/<dir> is the compiled <dir>: tsconfig's outDir is dist and its rootDir the project.
           const input = made === 'compiled' ? relative.slice('dist/'.length).split('/')[0] : relative;
           if (made === 'installed') expect(inputs).toEqual(expect.arrayContaining(['package.json', 'package-lock.json']));
+          else if (made === 'template') expect(keyword(origin!, 'RUN').map((r) => r.getArgumentsContent())).toEqual(expect.arrayContaining([expect.stringContaining(BUILD_TEMPLATE)]));
           else expect({ source, inputs }).toEqual({ source, inputs: expect.arrayContaining([input]) });
         }
       }
