@@ -62,6 +62,10 @@ describe('/openapi/v2', () => {
       expect(res.body.definitions[SAR]['x-kubernetes-group-version-kind']).toEqual([{ group: 'authorization.platform.io', kind: 'SubjectAccessReview', version: 'v1' }]);
       expect(res.body.paths['/apis/authorization.platform.io/v1/subjectaccessreviews'].post['x-kubernetes-action']).toBe('post');
       expect(res.body.paths['/apis/rbac.authorization.platform.io/v1/clusterroles/{name}'].patch['x-kubernetes-action']).toBe('patch');
+      expect(res.body.paths['/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token'].post).toMatchObject({
+        operationId: 'createCoreV1NamespacedServiceAccountToken',
+        'x-kubernetes-group-version-kind': { group: 'authentication.platform.io', kind: 'TokenRequest', version: 'v1' },
+      });
     });
 
     it('answers JSON to a client that accepts anything', async () => {

@@ -125,6 +125,24 @@ describe('/openapi/v3', () => {
     expect(Object.keys(reviews.paths['/apis/authorization.platform.io/v1/subjectaccessreviews']).sort()).toEqual(['parameters', 'post']);
   });
 
+  it("publishes a subresource's operation with the kind of its body: serviceaccounts/token takes a TokenRequest", () => {
+    const core = documents.get('api/v1')!;
+    const token = core.paths['/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token'];
+    expect(Object.keys(token).sort()).toEqual(['parameters', 'post']);
+    expect(token.parameters.map((p: { name: string }) => p.name)).toEqual(['name', 'namespace', 'pretty']);
+    const tokenRequest = { $ref: '#/components/schemas/io.platform.api.authentication.v1.TokenRequest' };
+    expect(token.post).toMatchObject({
+      operationId: 'createCoreV1NamespacedServiceAccountToken',
+      'x-kubernetes-action': 'post',
+      'x-kubernetes-group-version-kind': { group: 'authentication.platform.io', kind: 'TokenRequest', version: 'v1' },
+    });
+    expect(token.post.requestBody.content['*/*'].schema).toEqual(tokenRequest);
+    expect(token.post.responses['201'].content['application/json'].schema).toEqual(tokenRequest);
+    expect(core.components.schemas['io.platform.api.authentication.v1.TokenRequest']).toMatchObject({
+      'x-kubernetes-group-version-kind': [{ group: 'authentication.platform.io', kind: 'TokenRequest', version: 'v1' }],
+    });
+  });
+
   describe('kubectl explain', () => {
     const explain = async (...args: string[]) => (await kubectl('explain', ...args)).stdout;
     const descriptionOf = (out: string) => out.split('DESCRIPTION:')[1]?.split('FIELDS:')[0].trim();

@@ -148,7 +148,10 @@ export class OpenApiV2Service {
 
   spec(): PublishedSwagger {
     const types = this.registry.served().map((e) => e.type);
-    if (this.published?.kinds !== types.length) this.published = { kinds: types.length, spec: new PublishedSwagger(buildSwaggerDocument(types)) };
+    if (this.published?.kinds !== types.length) {
+      const subresources = types.flatMap((type) => this.registry.subresourcesOf(type));
+      this.published = { kinds: types.length, spec: new PublishedSwagger(buildSwaggerDocument(types, subresources)) };
+    }
     return this.published.spec;
   }
 }

@@ -1,6 +1,6 @@
 import { ResourceType } from '../schema/resource-type';
 import { OPENAPI_INFO } from './openapi-names';
-import { BEARER_TOKEN, describeKinds } from './swagger-document';
+import { BEARER_TOKEN, describeKinds, SubresourceOf } from './swagger-document';
 import { HTTP_METHODS, SwaggerOperation, SwaggerParameter, SwaggerPathItem, SwaggerResponse, SwaggerSchema } from './swagger-types';
 
 /** An OpenAPI 3.0 parameter: the Swagger 2.0 one with its type moved into a schema. */
@@ -38,8 +38,8 @@ export interface OpenApi3Document {
  * (components, request bodies, parameter schemas, responses per media type). kubectl explain
  * reads the descriptions from here, and kubectl apply/create the operations' parameters.
  */
-export function buildOpenApi3Document(types: ResourceType[]): OpenApi3Document {
-  const { definitions, paths } = describeKinds(types, 'v3');
+export function buildOpenApi3Document(types: ResourceType[], subresources: SubresourceOf[] = []): OpenApi3Document {
+  const { definitions, paths } = describeKinds(types, 'v3', subresources);
   return {
     openapi: '3.0.0',
     info: { ...OPENAPI_INFO },

@@ -45,7 +45,7 @@ export class OpenApiService {
     const key = `${group}/${version}`;
     let entry = this.built.get(key);
     if (entry?.kinds !== types.length) {
-      const document = buildOpenApi3Document(types);
+      const document = buildOpenApi3Document(types, types.flatMap((type) => this.registry.subresourcesOf(type)));
       const hash = createHash('sha512').update(JSON.stringify(document)).digest('hex').slice(0, 64).toUpperCase();
       entry = { kinds: types.length, document, hash };
       this.built.set(key, entry);

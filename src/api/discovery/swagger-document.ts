@@ -18,7 +18,7 @@ export interface KindsDescription {
  * with kube's operation shapes. Kinds that cannot be listed (the create-only reviews) have
  * no list kind.
  */
-export function describeKinds(types: ResourceType[], dialect: OpenApiDialect): KindsDescription {
+export function describeKinds(types: ResourceType[], dialect: OpenApiDialect, subresources: SubresourceOf[] = []): KindsDescription {
   const definitions = new SwaggerDefinitions(metaTypes(), dialect);
   const meta = defineMetaTypes(definitions);
   const paths: Record<string, SwaggerPathItem> = {};
@@ -45,14 +45,31 @@ export function describeKinds(types: ResourceType[], dialect: OpenApiDialect): K
         'x-kubernetes-group-version-kind': gvk(type.listKind),
       });
     }
-    Object.assign(paths, kindPaths(type, { object, list, meta }, dialect));
+    const subs = subresources
+      .filter((sub) => sub.parent === type)
+      .map((sub) => ({
+        name: sub.subresource,
+        type: sub.type,
+        object: definitions.define(schemaName(sub.type), sub.type.schema, packageOf(sub.type.group, sub.type.version), {
+          description: sub.type.schema.description ?? `${sub.type.kind} of ${apiVersionOf(sub.type)}`,
+          'x-kubernetes-group-version-kind': [{ group: sub.type.group, kind: sub.type.kind, version: sub.type.version }],
+        }),
+      }));
+    Object.assign(paths, kindPaths(type, { object, list, meta }, dialect, subs));
   }
   return { definitions: sortedByKey(definitions.definitions), paths: sortedByKey(paths) };
 }
 
+/** A subresource of one of the kinds described (the registry's RegisteredSubresource, without its storage). */
+export interface SubresourceOf {
+  parent: ResourceType;
+  subresource: string;
+  type: ResourceType;
+}
+
 /** The Swagger 2.0 document of /openapi/v2 for the given kinds. */
-export function buildSwaggerDocument(types: ResourceType[]): SwaggerDocument {
-  const { definitions, paths } = describeKinds(types, 'v2');
+export function buildSwaggerDocument(types: ResourceType[], subresources: SubresourceOf[] = []): SwaggerDocument {
+  const { definitions, paths } = describeKinds(types, 'v2', subresources);
   return {
     swagger: '2.0',
     info: { ...OPENAPI_INFO },

@@ -70,6 +70,7 @@ export function kindPaths(
   type: ResourceType,
   refs: { object: SwaggerSchema; list?: SwaggerSchema; meta: MetaRefs },
   dialect: OpenApiDialect = 'v2',
+  subresources: SubresourceRef[] = [],
 ): Record<string, SwaggerPathItem> {
   const has = (v: Verb) => type.verbs.includes(v);
   const { camel, tag } = operationGroup(type.group, type.version);
@@ -149,11 +150,31 @@ export function kindPaths(
     paths[`${collectionPath}/{name}`] = { ...item, parameters: [name, ...scopeParams, PRETTY] };
   }
 
+  // Subresources that take a body of their own kind (serviceaccounts/token takes a TokenRequest), as kube publishes
+  // them: `createCoreV1NamespacedServiceAccountToken`, its group-version-kind the body's.
+  for (const sub of subresources) {
+    if (!sub.type.verbs.includes('create')) continue;
+    const subKind = `${sub.name[0].toUpperCase()}${sub.name.slice(1)}`;
+    const post = op('post', id('create', `${scope}${type.kind}${subKind}`), `create ${sub.name} of ${article(type.kind)} ${type.kind}`, {
+      parameters: [body(sub.object), DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+      responses: { '200': ok(sub.object), '201': { description: 'Created', schema: sub.object }, '202': { description: 'Accepted', schema: sub.object } },
+    });
+    post['x-kubernetes-group-version-kind'] = { group: sub.type.group, kind: sub.type.kind, version: sub.type.version };
+    paths[`${collectionPath}/{name}/${sub.name}`] = { post, parameters: [path('name', `name of the ${sub.type.kind}`), ...scopeParams, PRETTY] };
+  }
+
   // A namespaced kind is also listed across all namespaces, at the path without a namespace.
   if (type.namespaced && has('list')) {
     paths[`${prefix}/${type.plural}`] = { get: listOp(true), parameters: sortByName([...LIST_PARAMS, PRETTY]) };
   }
   return paths;
+}
+
+/** A subresource of a kind, with the definition of the kind its bodies are. */
+export interface SubresourceRef {
+  name: string;
+  type: ResourceType;
+  object: SwaggerSchema;
 }
 
 function sortByName<T extends { name: string }>(params: T[]): T[] {
