@@ -1,4 +1,4 @@
-import * as YAML from 'yaml';
+import { decodeConfigDocument, isObject, jsonType } from '../../config/config-document';
 import {
   AUTHENTICATION_CONFIG_GROUP,
   AUTHENTICATION_CONFIG_KIND,
@@ -40,15 +40,6 @@ const SHAPE: Record<string, Shape> = {
   },
   anonymous: { goName: 'AnonymousAuthConfig', object: { enabled: 'bool', conditions: { goName: 'AnonymousAuthCondition', list: { path: 'string' } } } },
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function jsonType(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value;
-}
 
 /** Every unknown field and wrong type, as Go's strict JSON decoding names them. */
 function shapeProblems(value: Record<string, unknown>, shape: Record<string, Shape>, path: string, owner: string, problems: string[]): void {
@@ -117,20 +108,11 @@ function decodeJWT(raw: Record<string, unknown>): JWTAuthenticator {
  */
 export function decodeAuthenticationConfiguration(data: string): AuthenticationConfiguration {
   if (data.trim() === '') throw new AuthenticationConfigDecodeError('empty config data');
-  let doc: unknown;
-  try {
-    doc = YAML.parse(data);
-  } catch (err) {
-    throw new AuthenticationConfigDecodeError(`error converting YAML to JSON: yaml: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!isObject(doc)) throw new AuthenticationConfigDecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(doc)} into Go value of type struct`);
-  const compact = JSON.stringify(doc);
-  if (typeof doc.kind !== 'string' || !doc.kind) throw new AuthenticationConfigDecodeError(`Object 'Kind' is missing in '${compact}'`);
-  if (typeof doc.apiVersion !== 'string' || !doc.apiVersion) throw new AuthenticationConfigDecodeError(`Object 'apiVersion' is missing in '${compact}'`);
-  const [group, version] = doc.apiVersion.includes('/') ? doc.apiVersion.split('/', 2) : ['', doc.apiVersion];
-  if (group !== AUTHENTICATION_CONFIG_GROUP || !AUTHENTICATION_CONFIG_VERSIONS.includes(version) || doc.kind !== AUTHENTICATION_CONFIG_KIND) {
-    throw new AuthenticationConfigDecodeError(`no kind ${JSON.stringify(doc.kind)} is registered for version ${JSON.stringify(doc.apiVersion)}`);
-  }
+  const doc = decodeConfigDocument(
+    data,
+    { group: AUTHENTICATION_CONFIG_GROUP, versions: AUTHENTICATION_CONFIG_VERSIONS, kind: AUTHENTICATION_CONFIG_KIND },
+    (message) => new AuthenticationConfigDecodeError(message),
+  );
   const problems: string[] = [];
   shapeProblems(doc, SHAPE, '', 'AuthenticationConfiguration', problems);
   if (problems.length) throw new AuthenticationConfigDecodeError(`strict decoding error: ${problems.join(', ')}`);

@@ -1,4 +1,4 @@
-import * as YAML from 'yaml';
+import { decodeConfigDocument } from '../../config/config-document';
 import { DurationSyntaxError, parseGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZATION_CONFIG_GROUP,
@@ -10,7 +10,7 @@ import {
   DEFAULT_UNAUTHORIZED_TTL_MS,
   WebhookConfiguration,
 } from './types';
-import { isObject, jsonType } from './json-shape';
+import { isObject } from '../../config/config-document';
 import type * as SchemaModule from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
@@ -79,20 +79,11 @@ function decodeAuthorizer(raw: unknown): AuthorizerConfiguration {
  */
 export function decodeAuthorizationConfiguration(data: string): AuthorizationConfiguration {
   if (data.trim() === '') return { authorizers: [] };
-  let doc: unknown;
-  try {
-    doc = YAML.parse(data);
-  } catch (err) {
-    throw new ConfigDecodeError(`error converting YAML to JSON: yaml: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!isObject(doc)) throw new ConfigDecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(doc)} into Go value of type struct`);
-  const compact = JSON.stringify(doc);
-  if (typeof doc.kind !== 'string' || !doc.kind) throw new ConfigDecodeError(`Object 'Kind' is missing in '${compact}'`);
-  if (typeof doc.apiVersion !== 'string' || !doc.apiVersion) throw new ConfigDecodeError(`Object 'apiVersion' is missing in '${compact}'`);
-  const [group, version] = doc.apiVersion.includes('/') ? doc.apiVersion.split('/', 2) : ['', doc.apiVersion];
-  if (group !== AUTHORIZATION_CONFIG_GROUP || !AUTHORIZATION_CONFIG_VERSIONS.includes(version) || doc.kind !== AUTHORIZATION_CONFIG_KIND) {
-    throw new ConfigDecodeError(`no kind ${JSON.stringify(doc.kind)} is registered for version ${JSON.stringify(doc.apiVersion)}`);
-  }
+  const doc = decodeConfigDocument(
+    data,
+    { group: AUTHORIZATION_CONFIG_GROUP, versions: AUTHORIZATION_CONFIG_VERSIONS, kind: AUTHORIZATION_CONFIG_KIND },
+    (message) => new ConfigDecodeError(message),
+  );
   const problem = schema().shapeProblem(doc);
   if (problem) throw new ConfigDecodeError(problem);
   return { authorizers: (Array.isArray(doc.authorizers) ? doc.authorizers : []).map(decodeAuthorizer) };

@@ -1,5 +1,5 @@
 import { registerDecorator, validateSync, ValidationError } from 'class-validator';
-import { isObject, jsonType } from './json-shape';
+import { isObject, jsonType } from '../../config/config-document';
 
 /**
  * The AuthorizationConfiguration file's shape as class-validator schemas: each field with the
