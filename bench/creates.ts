@@ -1,6 +1,8 @@
 import { ServerOptions } from '../src/config/options';
 import { BenchClient } from './client';
 import { startCreateFloor } from './create-floor';
+import { describeEngineCalls, engineCallBuckets, EngineCalls, engineCallsBetween } from './engine-calls';
+import { metricsRegistry } from '../src/metrics/registry';
 import { createScratchDatabase, startBenchServer } from './servers';
 
 /**
@@ -71,11 +73,21 @@ export async function runCreatesBench(engines: CreateBenchEngine[]): Promise<voi
       await measure(Math.min(300, total), createFloor);
       await measure(Math.min(300, total), createOurs);
       const results: Array<{ floor: Round; ours: Round }> = [];
+      // The embedded engine's calls during the server's rounds (the floor's engine shares the
+      // histogram, so its rounds are left out): how long a store call held the event loop.
+      const engineCalls: EngineCalls[] = [];
+      const measureOurs = async () => {
+        const before = await engineCallBuckets(metricsRegistry);
+        const round = await measure(total, createOurs);
+        const after = await engineCallBuckets(metricsRegistry);
+        if (before && after) engineCalls.push(engineCallsBetween(before, after));
+        return round;
+      };
       for (let r = 0; r < rounds; r++) {
         // Alternating order, so drift in the machine's load does not favour one side.
         const first = r % 2 === 0;
-        const a = await measure(total, first ? createFloor : createOurs);
-        const b = await measure(total, first ? createOurs : createFloor);
+        const a = first ? await measure(total, createFloor) : await measureOurs();
+        const b = first ? await measureOurs() : await measure(total, createFloor);
         results.push(first ? { floor: a, ours: b } : { floor: b, ours: a });
       }
       const floorRate = median(results.map((r) => r.floor.perSecond));
@@ -88,6 +100,15 @@ export async function runCreatesBench(engines: CreateBenchEngine[]): Promise<voi
         `creates (${engine.label}) / floor = ${median(results.map((r) => r.ours.perSecond / r.floor.perSecond)).toFixed(2)} ` +
           `(median of ${rounds} alternating rounds of ${total}; each round: ${results.map((r) => (r.ours.perSecond / r.floor.perSecond).toFixed(2)).join(', ')})`,
       );
+      const calls = engineCalls.reduce(
+        (sum, c) => ({
+          count: sum.count + c.count,
+          longestUpToMs: Math.max(sum.longestUpToMs, c.longestUpToMs),
+          overMs: Object.fromEntries(Object.entries(c.overMs).map(([k, v]) => [k, v + (sum.overMs[k] ?? 0)])),
+        }),
+        { count: 0, longestUpToMs: 0, overMs: {} } as EngineCalls,
+      );
+      if (!engine.url) console.log(`creates (${engine.label}): ${describeEngineCalls(calls, `in the server's ${rounds} rounds`)}`);
     } finally {
       floorClient.close();
       await floor.close();

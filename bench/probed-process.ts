@@ -43,6 +43,8 @@ export interface ProbedProcess {
   readyMs: number;
   /** What the probe reports: modules loaded, heap and RSS after garbage collection. */
   probe(): Promise<ProbeFigures>;
+  /** Starts the probe's window of embedded engine calls (until the next probe). */
+  startEngineCallWindow(): void;
   stop(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export async function startProbedProcess(label: string, args: string[], port: nu
       await sleep(20); // the file is written in one call; let it land
       return JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeFigures;
     };
-    return { pid: child.pid!, readyMs, probe, stop };
+    return { pid: child.pid!, readyMs, probe, startEngineCallWindow: () => child.kill('SIGWINCH'), stop };
   } catch (err) {
     await stop();
     throw err;

@@ -5,6 +5,8 @@ import { Client } from 'pg';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certificates';
 import { freePort, rssMiB, sleep, startProbedProcess } from './probed-process';
 import { runRoleBindingsMemory } from './soak';
+import type { ProbeFigures } from './process-probe';
+import { describeEngineCalls } from './engine-calls';
 import { createScratchDatabase, ScratchDatabase } from './scratch-database';
 
 /**
@@ -15,13 +17,20 @@ import { createScratchDatabase, ScratchDatabase } from './scratch-database';
  *   data directory (and on PostgreSQL when it answers);
  * - memory: resident set size once ready and settled;
  * - idle CPU: user+system CPU time per second of wall time while nothing happens, for the whole
- *   process and for its main thread.
+ *   process and for its main thread;
+ * - in the first round, the calls into the embedded engine while idle (each holds the event
+ *   loop) and how long the longest took, from the server's own histogram;
  * - what is loaded: files in the module cache, Node's built-ins, and the heap after GC once settled;
  * - with `-- memory`, RSS and heap after 20,000 RoleBindings (bench/soak.ts).
  * Rounds alternate the processes; figures are medians, each also as a ratio to the bare app's.
  */
-const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
-const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
+// 30 s: V8's memory reducer runs its full collections some 15-20 s after a start's allocations
+// stop (~150 ms of CPU, most of it on V8's worker threads); idle is what comes after it.
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 30_000);
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
+// After the CPU window, in the first round: how long the embedded engine's calls held the
+// event loop while idle, over a window that holds a compaction (every minute by default).
+const BLOCK_WINDOW_MS = Number(process.env.BENCH_BLOCK_WINDOW_MS ?? 65_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Figures {
@@ -34,6 +43,8 @@ interface Figures {
   builtins: number;
   /** Heap used once ready and settled, after garbage collection. */
   heapMiB: number;
+  /** Calls into the embedded engine during the first round's window (none on PostgreSQL or in later rounds). */
+  engineCalls?: ProbeFigures['engineCalls'];
 }
 
 /** CPU time in ms a thread has run, from the scheduler's nanosecond counter. */
@@ -57,7 +68,7 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return sum;
 }
 
-async function measure(label: string, args: string[], port: number, probeFile: string): Promise<Figures> {
+async function measure(label: string, args: string[], port: number, probeFile: string, blockWindow: boolean): Promise<Figures> {
   const child = await startProbedProcess(label, args, port, probeFile);
   try {
     await sleep(SETTLE_MS);
@@ -68,6 +79,10 @@ async function measure(label: string, args: string[], port: number, probeFile: s
     const [p1, t1] = [threadsCpuMs(pid), performance.now()];
     const seconds = (t1 - t0) / 1000;
     const main = (p1.get(pid) ?? 0) - (p0.get(pid) ?? 0);
+    if (blockWindow) {
+      child.startEngineCallWindow();
+      await sleep(BLOCK_WINDOW_MS);
+    }
     const probed = await child.probe();
     return {
       readyMs: child.readyMs,
@@ -77,6 +92,7 @@ async function measure(label: string, args: string[], port: number, probeFile: s
       modules: probed.modules,
       builtins: probed.builtins,
       heapMiB: probed.heapMiB,
+      engineCalls: blockWindow ? probed.engineCalls : undefined,
     };
   } finally {
     await child.stop();
@@ -122,6 +138,7 @@ export async function runProcessBench(): Promise<void> {
     results.set(label, [...(results.get(label) ?? []), f]);
     console.log(
       `  ${label}: ready ${f.readyMs.toFixed(0)} ms, RSS ${f.rssMiB.toFixed(0)} MiB, idle CPU ${f.cpuMsPerS.toFixed(2)} ms/s (main thread ${f.mainThreadCpuMsPerS.toFixed(2)}),` +
+        (f.engineCalls ? ` ${describeEngineCalls(f.engineCalls, `in ${BLOCK_WINDOW_MS / 1000} s`)},` : '') +
         ` ${f.modules} files and ${f.builtins} built-ins loaded, heap ${f.heapMiB.toFixed(1)} MiB after GC`,
     );
   };
@@ -131,18 +148,18 @@ export async function runProcessBench(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`round ${round + 1}`);
       let port = await freePort();
-      record('bare Nest', await measure('bare Nest', [bareMain, String(port), join(work, 'tls.key'), join(work, 'tls.crt')], port, probeFile));
+      record('bare Nest', await measure('bare Nest', [bareMain, String(port), join(work, 'tls.key'), join(work, 'tls.crt')], port, probeFile, round === 0));
       const dataDir = join(work, `data-${round}`);
       port = await freePort();
-      record('embedded, new data dir', await measure('embedded (new)', serverArgs(port, dataDir), port, probeFile));
+      record('embedded, new data dir', await measure('embedded (new)', serverArgs(port, dataDir), port, probeFile, round === 0));
       port = await freePort();
-      record('embedded, existing data dir', await measure('embedded (existing)', serverArgs(port, dataDir), port, probeFile));
+      record('embedded, existing data dir', await measure('embedded (existing)', serverArgs(port, dataDir), port, probeFile, round === 0));
       rmSync(dataDir, { recursive: true, force: true });
       if (pgReachable) {
         const db = (await scratchDatabase(pgUrl))!;
         try {
           port = await freePort();
-          record('PostgreSQL, new database', await measure('PostgreSQL', serverArgs(port, join(work, `pg-${round}`), [`--database-url=${db.url}`]), port, probeFile));
+          record('PostgreSQL, new database', await measure('PostgreSQL', serverArgs(port, join(work, `pg-${round}`), [`--database-url=${db.url}`]), port, probeFile, round === 0));
         } finally {
           await db.drop();
         }
@@ -163,6 +180,7 @@ export async function runProcessBench(): Promise<void> {
     console.log(
       `  ${label}: ready ${ready.toFixed(0)} ms (${(ready / f0.readyMs).toFixed(2)}x), RSS ${rss.toFixed(0)} MiB (${(rss / f0.rssMiB).toFixed(2)}x), ` +
         `idle CPU ${cpu.toFixed(2)} ms/s (floor ${f0.cpu.toFixed(2)}), main thread ${mainCpu.toFixed(2)} ms/s, ` +
+        figures.filter((f) => f.engineCalls).map((f) => `${describeEngineCalls(f.engineCalls!, `in ${BLOCK_WINDOW_MS / 1000} s idle`)} (first round), `).join('') +
         `${median(figures.map((f) => f.modules))} files loaded (floor ${median(floor.map((f) => f.modules))}), start-up heap ${median(figures.map((f) => f.heapMiB)).toFixed(1)} MiB (floor ${median(floor.map((f) => f.heapMiB)).toFixed(1)})`,
     );
   }

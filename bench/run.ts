@@ -14,7 +14,7 @@ import { runUsageBench } from './binding-usage';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
-import { runSoakBench } from './soak';
+import { runRoleBindingsMemory, runSoakBench } from './soak';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { runCreatesBench } from './creates';
@@ -33,7 +33,8 @@ import { issueClientCertificate } from '../src/server/certificates';
  * `-- watch-memory` only the memory left by watchers cut off for not reading (bench/watch-memory.ts);
  * `-- fan-out` only the watch fan-out (bench/watch-fan-out.ts) on each engine;
  * `-- soak` only heap and RSS over 100,000 writes (bench/soak.ts);
- * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts).
+ * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts);
+ * `-- rolebindings` only the memory after 20,000 RoleBindings (bench/soak.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -212,6 +213,8 @@ async function main() {
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
   // whole server processes next to a bare Nest app (bench/process.ts).
   if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();
+  // `npm run bench -- rolebindings`: only RSS and heap after 20,000 RoleBindings (bench/soak.ts).
+  if (process.argv.includes('rolebindings')) return runRoleBindingsMemory();
   // `npm run bench -- soak`: heap and RSS over 100,000 writes on the embedded store (bench/soak.ts).
   if (process.argv.includes('soak')) return runSoakBench();
   // `npm run bench -- creates`: only create throughput against its floor (bench/creates.ts), on the

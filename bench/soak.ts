@@ -144,7 +144,8 @@ export async function runRoleBindingsMemory(): Promise<void> {
       const full = await server.probe();
       console.log(
         `${ROLE_BINDINGS} RoleBindings (embedded, created in ${seconds.toFixed(0)} s): RSS ${rssMiB(server.pid).toFixed(0)} MiB (target <= 320), heap ${full.heapMiB.toFixed(1)} MiB after GC` +
-          ` (empty: RSS ${empty.rssMiB.toFixed(0)} MiB, heap ${empty.heapMiB.toFixed(1)} MiB)`,
+          ` (empty: RSS ${empty.rssMiB.toFixed(0)} MiB, heap ${empty.heapMiB.toFixed(1)} MiB); external ${empty.externalMiB.toFixed(0)} -> ${full.externalMiB.toFixed(0)} MiB,` +
+          ` array buffers ${empty.arrayBuffersMiB.toFixed(0)} -> ${full.arrayBuffersMiB.toFixed(0)} MiB`,
       );
     } finally {
       client.close();

@@ -13,6 +13,12 @@ export interface WakeupSource {
    * it and its NOTIFY cannot be lost), so the log is never polled.
    */
   readonly complete?: boolean;
+  /**
+   * Wake-ups that arrive for every commit while their connection holds and that wake the feed
+   * once more after reconnecting (PostgreSQL's LISTEN): the log is polled only this often, as a
+   * guard, instead of every `pollIntervalMs`.
+   */
+  readonly guardPollIntervalMs?: number;
 }
 
 /** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
@@ -90,7 +96,7 @@ export class ChangeFeed {
     if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe((revision) => this.onWake(revision));
     this.started = true;
     if (this.wakeups?.complete) return;
-    this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
+    this.timer = setInterval(() => this.poke(), this.wakeups?.guardPollIntervalMs ?? this.options.pollIntervalMs);
     this.timer.unref();
   }
 

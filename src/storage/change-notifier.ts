@@ -9,8 +9,9 @@ export const CHANGES_CHANNEL = 'kv_changes';
 export type Unlisten = () => Promise<void>;
 
 /**
- * Wakes listeners when any server commits a change. A hint, not a log: notifications may
- * be missed (a dropped connection), so readers also poll the log.
+ * Wakes listeners when any server commits a change. A hint, not a log: notifications are
+ * missed while a connection is down, so a listener is also called (with an empty revision)
+ * once it listens again, and readers poll the log now and then.
  */
 export interface ChangeNotifier {
   /** Calls `onChange(revision)` after each committed write until the returned function is called. */
@@ -33,7 +34,7 @@ export class PostgresChangeNotifier implements ChangeNotifier {
     let retry: NodeJS.Timeout | null = null;
     let stopped = false;
 
-    const connect = async (): Promise<void> => {
+    const connect = async (again: boolean): Promise<void> => {
       const c = new Client(this.connection);
       c.on('notification', (msg) => {
         if (msg.channel === CHANGES_CHANNEL) onChange(msg.payload ?? '');
@@ -46,6 +47,8 @@ export class PostgresChangeNotifier implements ChangeNotifier {
       client = c;
       await c.connect();
       await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+      // What committed while the connection was down sent its NOTIFY to nobody.
+      if (again) onChange('');
     };
     const reconnect = (failed: Client) => {
       if (stopped || client !== failed || retry) return;
@@ -53,7 +56,7 @@ export class PostgresChangeNotifier implements ChangeNotifier {
       failed.end().catch(() => undefined);
       retry = setTimeout(() => {
         retry = null;
-        connect().catch((err: Error) => {
+        connect(true).catch((err: Error) => {
           this.logger.warn(`change listener cannot reconnect: ${err.message}`);
           if (client) reconnect(client);
         });
@@ -72,7 +75,7 @@ export class PostgresChangeNotifier implements ChangeNotifier {
     };
     this.listeners.add(unlisten);
     try {
-      await connect();
+      await connect(false);
     } catch (err) {
       await unlisten();
       throw err;

@@ -6,6 +6,7 @@ import type * as PGliteModule from '@electric-sql/pglite';
 import type { PGlite } from '@electric-sql/pglite';
 // Types by file path: this project's module resolution does not read package subpath exports.
 import type * as NodeFSModule from '@electric-sql/pglite/dist/fs/nodefs';
+import { recordEmbeddedCall } from '../metrics/storage-metrics';
 
 /**
  * Loads PGlite through Node's own module loader.
@@ -119,7 +120,26 @@ export async function startPGlite(dir: string | undefined, settings: PGliteSetti
     parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: parseJson, [OID.jsonb]: parseJson },
   });
   await db.waitReady;
+  timeEngineCalls(db);
   return db;
+}
+
+/**
+ * Every statement (and the commit's fsync) runs synchronously in PGlite's WASM engine on the
+ * event loop: each call's duration goes to a histogram, so long holds are visible on /metrics.
+ */
+function timeEngineCalls(db: PGlite): void {
+  const engine = db as unknown as { execProtocolRawSync?(message: Uint8Array): Uint8Array };
+  if (typeof engine.execProtocolRawSync !== 'function') return; // another PGlite version: not timed
+  const call = engine.execProtocolRawSync.bind(db);
+  engine.execProtocolRawSync = (message) => {
+    const started = performance.now();
+    try {
+      return call(message);
+    } finally {
+      recordEmbeddedCall((performance.now() - started) / 1000);
+    }
+  };
 }
 
 /**

@@ -71,6 +71,9 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 }
 
+/** How often the change feed reads the PostgreSQL log without a NOTIFY (see CHANGE_WAKEUPS below). */
+const POSTGRES_GUARD_POLL_MS = 5_000;
+
 /**
  * An open database (PostgreSQL or the embedded engine, migrated; opened before the
  * application is built, so a store that cannot open stops the start cleanly) behind the
@@ -96,9 +99,12 @@ export class StorageModule {
         {
           provide: CHANGE_WAKEUPS,
           // The embedded store has one writer, this process, whose NOTIFYs arrive: no polling.
+          // PostgreSQL delivers every NOTIFY to a connected listener, and the listener wakes the
+          // feed after reconnecting: a slow poll only guards (idle CPU stays low).
           useFactory: (notifier: ChangeNotifier, db: Database): WakeupSource => ({
             subscribe: (onWake: (revision?: string) => void) => notifier.listen((revision) => onWake(revision)),
             complete: db.engine === 'pglite',
+            guardPollIntervalMs: POSTGRES_GUARD_POLL_MS,
           }),
           inject: [CHANGE_NOTIFIER, DATABASE],
         },

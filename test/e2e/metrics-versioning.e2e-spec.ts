@@ -117,6 +117,22 @@ describe('request metrics', () => {
     expect(metricSample(text, series('apiserver_storage_list_fetched_objects_total', roles))).toBeGreaterThanOrEqual(before + 6);
   });
 
+  it('times each call into the embedded engine (how long it held the event loop); on PostgreSQL there are none', async () => {
+    const name = 'apiserver_storage_embedded_call_duration_seconds';
+    const before = metricSample(await page(), `${name}_count`) ?? 0;
+    await server.admin.post('/api/v1/namespaces', { metadata: { name: 'metrics-e' } });
+    const text = await page();
+    expect(text).toContain(`# HELP ${name} [ALPHA] Time each call into the embedded store engine held the event loop`);
+    if (process.env.DATABASE_URL) {
+      expect(metricSample(text, `${name}_count`)).toBe(0);
+      return;
+    }
+    // The create's transaction: at least its statement and its commit.
+    expect(metricSample(text, `${name}_count`)).toBeGreaterThanOrEqual(before + 2);
+    expect(metricSample(text, `${name}_bucket{le="+Inf"}`)).toBe(metricSample(text, `${name}_count`));
+    expect(metricSample(text, `${name}_sum`)).toBeGreaterThan(0);
+  });
+
   it('tracks open watches as long-running requests and registered watchers, and counts their events', async () => {
     await server.admin.post('/api/v1/namespaces', { metadata: { name: 'metrics-w' } });
     const watcher = { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'RoleBinding' };

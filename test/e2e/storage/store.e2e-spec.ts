@@ -105,6 +105,21 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     expect(heard.length).toBe(count);
   });
 
+  it('wakes a listener once it listens again after its connection was cut (the NOTIFYs of the gap went to nobody)', async () => {
+    if (engine !== 'postgres') return; // the embedded engine's notifications never travel a connection
+    const heard: string[] = [];
+    const unlisten = await shared.db.notifier.listen((revision) => heard.push(revision));
+    try {
+      const [{ count }] = await shared.db.dataSource.query(
+        `SELECT count(pg_terminate_backend(pid))::int AS count FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN kv_changes'`,
+      );
+      expect(count).toBeGreaterThan(0);
+      await eventually(() => expect(heard).toContain(''), 10_000, 20);
+    } finally {
+      await unlisten();
+    }
+  });
+
   it('keeps data across a restart', async () => {
     const t = await openTestDatabase(engine);
     try {
