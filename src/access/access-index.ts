@@ -1,3 +1,4 @@
+import { MultiMap } from '../apimachinery/multi-map';
 import { KubeObject } from '../apimachinery/types';
 import { PolicyChange, PolicyIndex, RbacKind } from '../authorization/rbac/policy-index';
 import { fileSubject, SubjectKey } from '../authorization/rbac/subjects';
@@ -48,33 +49,20 @@ function ruleTokens(rule: PolicyRule): string[] {
   return tokens;
 }
 
-function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function remove<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(value);
-  if (!set.size) map.delete(key);
-}
-
 /** Role keys filed by `verb␀resource` token, so a question visits only roles that mention both. */
 class RuleTokenIndex {
-  private byToken = new Map<string, Set<string>>();
+  private byToken = new MultiMap<string, string>();
   private tokensOf = new Map<string, string[]>();
 
   set(key: string, rules: readonly PolicyRule[] | null | undefined): void {
     this.delete(key);
     const tokens = [...new Set((Array.isArray(rules) ? rules : []).flatMap(ruleTokens))];
-    for (const token of tokens) add(this.byToken, token, key);
+    for (const token of tokens) this.byToken.add(token, key);
     this.tokensOf.set(key, tokens);
   }
 
   delete(key: string): void {
-    for (const token of this.tokensOf.get(key) ?? []) remove(this.byToken, token, key);
+    for (const token of this.tokensOf.get(key) ?? []) this.byToken.delete(token, key);
     this.tokensOf.delete(key);
   }
 
@@ -96,9 +84,9 @@ export class AccessIndex {
   private roleRules = new Map<string, RuleTokenIndex>();
   private bindings = new Map<string, BindingEntry>();
   /** role key -> binding namespace ('' for ClusterRoleBindings) -> bindings. */
-  private byRole = new Map<string, Map<string, Set<BindingEntry>>>();
+  private byRole = new Map<string, MultiMap<string, BindingEntry>>();
   /** Subject key (`u:`/`g:`, as the policy index files subjects) -> bindings naming it, well-formed or not. */
-  private bySubject = new Map<SubjectKey, Set<BindingEntry>>();
+  private bySubject = new MultiMap<SubjectKey, BindingEntry>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly policy: PolicyIndex) {
@@ -162,7 +150,7 @@ export class AccessIndex {
     this.roleRules = new Map();
     this.bindings = new Map();
     this.byRole = new Map();
-    this.bySubject = new Map();
+    this.bySubject = new MultiMap();
     for (const kind of ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'] as RbacKind[]) {
       for (const object of this.policy.objectsOf(kind)) this.upsert(kind, object);
     }
@@ -215,10 +203,10 @@ export class AccessIndex {
     this.bindings.set(bindingId(kind, namespace, name), entry);
     if (key) {
       let scopes = this.byRole.get(key);
-      if (!scopes) this.byRole.set(key, (scopes = new Map<string, Set<BindingEntry>>()));
-      add(scopes, namespace, entry);
+      if (!scopes) this.byRole.set(key, (scopes = new MultiMap()));
+      scopes.add(namespace, entry);
     }
-    for (const subjectKey of this.subjectKeys(entry)) add(this.bySubject, subjectKey, entry);
+    for (const subjectKey of this.subjectKeys(entry)) this.bySubject.add(subjectKey, entry);
   }
 
   private deleteBinding(kind: BindingKind, namespace: string, name: string): void {
@@ -229,11 +217,11 @@ export class AccessIndex {
     if (entry.roleKey) {
       const scopes = this.byRole.get(entry.roleKey);
       if (scopes) {
-        remove(scopes, namespace, entry);
+        scopes.delete(namespace, entry);
         if (!scopes.size) this.byRole.delete(entry.roleKey);
       }
     }
-    for (const subjectKey of this.subjectKeys(entry)) remove(this.bySubject, subjectKey, entry);
+    for (const subjectKey of this.subjectKeys(entry)) this.bySubject.delete(subjectKey, entry);
   }
 
   private subjectKeys(entry: BindingEntry): Set<SubjectKey> {

@@ -89,6 +89,9 @@ export class ControllerRunner implements BeforeApplicationShutdown {
         const timer = setTimeout(done, Math.max(BATCH_MS, wakeAt - Date.now()));
         function done() {
           clearTimeout(timer);
+          // Every wake adds a listener to the leadership's signal: one left behind per wake
+          // (per write the controllers watch) would hold its closure until leadership ends.
+          lost.removeEventListener('abort', done);
           resolve();
         }
         this.wake = done;

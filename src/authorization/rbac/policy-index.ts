@@ -1,3 +1,4 @@
+import { MultiMap } from '../../apimachinery/multi-map';
 import { Logger } from '@nestjs/common';
 import { Clock, systemClock } from '../../apimachinery/clock';
 import { storageResource } from '../../apimachinery/store-key';
@@ -45,6 +46,7 @@ export type RoleResolution = { rules: readonly PolicyRule[]; error?: undefined }
 
 /** Per subject key of one binding: the first well-formed subject with that key, and errors of malformed ones. */
 interface SubjectMatch {
+  key: SubjectKey;
   first: number;
   errors: string[];
 }
@@ -64,11 +66,17 @@ export class IndexedBinding implements GrantingBinding {
     readonly object: RoleBinding,
     /** The key of the role it references (for invalidation); undefined for unsupported kinds. */
     readonly roleKey: string | undefined,
-    readonly matches: ReadonlyMap<SubjectKey, SubjectMatch>,
+    /** One per distinct subject key (an array: most bindings name one or a few; a Map per binding cost ~300 bytes). */
+    readonly matches: readonly SubjectMatch[],
   ) {
     const window = bindingWindow(object);
     this.validFrom = window.validFrom ?? Number.NEGATIVE_INFINITY;
     this.validUntil = window.validUntil ?? Number.POSITIVE_INFINITY;
+  }
+
+  matchOf(key: SubjectKey): SubjectMatch | undefined {
+    for (const match of this.matches) if (match.key === key) return match;
+    return undefined;
   }
 
   /** Whether the binding may grant at `now` (ms since the epoch): outside its window it grants nothing (as windowState). */
@@ -145,29 +153,17 @@ const roleKeyOf = (namespace: string, name: string) => `Role/${namespace}/${name
 const clusterRoleKeyOf = (name: string) => `ClusterRole/${name}`;
 const bindingIdOf = (kind: BindingKind, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 
-function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
-}
 
 export class PolicyIndex implements RuleVisiting {
   private roles = new Map<string, Role>();
   private clusterRoles = new Map<string, ClusterRole>();
   private bindings = new Map<string, IndexedBinding>();
   /** ClusterRoleBindings by subject key. */
-  private clusterBindings = new Map<SubjectKey, Set<IndexedBinding>>();
+  private clusterBindings = new MultiMap<SubjectKey, IndexedBinding>();
   /** RoleBindings by namespace, then subject key. */
-  private namespaceBindings = new Map<string, Map<SubjectKey, Set<IndexedBinding>>>();
+  private namespaceBindings = new Map<string, MultiMap<SubjectKey, IndexedBinding>>();
   /** Bindings by the key of the role they reference, to clear their cached rules. */
-  private dependents = new Map<string, Set<IndexedBinding>>();
+  private dependents = new MultiMap<string, IndexedBinding>();
   private readonly listeners = new Set<PolicyChangeListener>();
   private readonly logger = new Logger('RbacIndex');
 
@@ -294,7 +290,7 @@ export class PolicyIndex implements RuleVisiting {
     const now = this.clock.now();
     // A binding naming the user and one of its groups is filed under both keys: visit it once.
     const seen = keys.length > 1 ? new Set<IndexedBinding>() : null;
-    const walk = (bucket: Map<SubjectKey, Set<IndexedBinding>> | undefined): boolean => {
+    const walk = (bucket: MultiMap<SubjectKey, IndexedBinding> | undefined): boolean => {
       if (!bucket) return true;
       for (const key of keys) {
         const filed = bucket.get(key);
@@ -308,7 +304,7 @@ export class PolicyIndex implements RuleVisiting {
           let first = -1;
           let errors: string[] = [];
           for (const k of keys) {
-            const match = binding.matches.get(k);
+            const match = binding.matchOf(k);
             if (!match) continue;
             if (match.first >= 0 && (first < 0 || match.first < first)) first = match.first;
             if (match.errors.length) errors = errors.length ? [...errors, ...match.errors] : match.errors;
@@ -385,9 +381,9 @@ export class PolicyIndex implements RuleVisiting {
     this.roles = new Map();
     this.clusterRoles = new Map();
     this.bindings = new Map();
-    this.clusterBindings = new Map();
+    this.clusterBindings = new MultiMap();
     this.namespaceBindings = new Map();
-    this.dependents = new Map();
+    this.dependents = new MultiMap();
     for (const { resource, items } of lists) {
       const kind = KIND_OF[resource];
       for (const object of items) {
@@ -404,12 +400,12 @@ export class PolicyIndex implements RuleVisiting {
   private addBinding(kind: BindingKind, object: RoleBinding): void {
     const namespace = kind === 'RoleBinding' ? (object.metadata?.namespace ?? '') : '';
     const name = object.metadata?.name ?? '';
-    const matches = new Map<SubjectKey, SubjectMatch>();
+    const matches: SubjectMatch[] = [];
     const subjects = Array.isArray(object.subjects) ? object.subjects : [];
     subjects.forEach((subject, i) => {
       for (const filing of fileSubject(subject, namespace)) {
-        let match = matches.get(filing.key);
-        if (!match) matches.set(filing.key, (match = { first: -1, errors: [] }));
+        let match = matches.find((m) => m.key === filing.key);
+        if (!match) matches.push((match = { key: filing.key, first: -1, errors: [] }));
         if (filing.error) match.errors.push(`${describeBinding(kind, namespace, name)}: ${filing.error}`);
         else if (match.first < 0) match.first = i;
       }
@@ -419,15 +415,15 @@ export class PolicyIndex implements RuleVisiting {
       roleRef?.kind === 'ClusterRole' ? clusterRoleKeyOf(roleRef.name) : roleRef?.kind === 'Role' ? roleKeyOf(namespace, roleRef.name) : undefined;
     const binding = new IndexedBinding(kind, namespace, name, object, roleKey, matches);
     this.bindings.set(bindingIdOf(kind, namespace, name), binding);
-    let bucket: Map<SubjectKey, Set<IndexedBinding>>;
+    let bucket: MultiMap<SubjectKey, IndexedBinding>;
     if (kind === 'ClusterRoleBinding') bucket = this.clusterBindings;
     else {
       let inNamespace = this.namespaceBindings.get(namespace);
-      if (!inNamespace) this.namespaceBindings.set(namespace, (inNamespace = new Map<string, Set<IndexedBinding>>()));
+      if (!inNamespace) this.namespaceBindings.set(namespace, (inNamespace = new MultiMap()));
       bucket = inNamespace;
     }
-    for (const key of matches.keys()) addTo(bucket, key, binding);
-    if (roleKey) addTo(this.dependents, roleKey, binding);
+    for (const { key } of matches) bucket.add(key, binding);
+    if (roleKey) this.dependents.add(roleKey, binding);
   }
 
   private removeBinding(kind: BindingKind, namespace: string, name: string): boolean {
@@ -436,15 +432,15 @@ export class PolicyIndex implements RuleVisiting {
     if (!binding) return false;
     this.bindings.delete(id);
     if (kind === 'ClusterRoleBinding') {
-      for (const key of binding.matches.keys()) removeFrom(this.clusterBindings, key, binding);
+      for (const { key } of binding.matches) this.clusterBindings.delete(key, binding);
     } else {
       const bucket = this.namespaceBindings.get(namespace);
       if (bucket) {
-        for (const key of binding.matches.keys()) removeFrom(bucket, key, binding);
+        for (const { key } of binding.matches) bucket.delete(key, binding);
         if (bucket.size === 0) this.namespaceBindings.delete(namespace);
       }
     }
-    if (binding.roleKey) removeFrom(this.dependents, binding.roleKey, binding);
+    if (binding.roleKey) this.dependents.delete(binding.roleKey, binding);
     return true;
   }
 
