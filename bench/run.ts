@@ -227,9 +227,6 @@ async function main() {
   if (createsOnly && process.argv.includes('embedded')) console.log('PostgreSQL skipped (npm run bench -- creates embedded)');
   else if (await postgresReachable()) engines.push({ label: 'PostgreSQL', url: PG_URL });
   else console.log(`PostgreSQL at ${PG_URL} does not answer: its figures are skipped`);
-  // `-- creates postgres`: PostgreSQL only.
-  await runCreatesBench(createsOnly && process.argv.includes('postgres') ? engines.filter((e) => e.url) : engines);
-  if (createsOnly) return;
   // `npm run bench -- watch-memory`: only what stuck watchers leave behind (bench/watch-memory.ts).
   if (process.argv.includes('watch-memory')) {
     return runWatchMemoryBench(engines.filter((e) => !e.createsOnly));
@@ -247,6 +244,9 @@ async function main() {
     return;
   }
 
+  // `-- creates postgres`: PostgreSQL only.
+  await runCreatesBench(createsOnly && process.argv.includes('postgres') ? engines.filter((e) => e.url) : engines);
+  if (createsOnly) return;
   for (const engine of engines.filter((e) => !e.createsOnly)) {
     const server = await startBenchServer(engine.url, engine.overrides);
     try {
