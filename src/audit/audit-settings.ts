@@ -2,10 +2,11 @@ import { closeSync, openSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadWebhookKubeconfig, WebhookConnection } from '../webhook-client/kubeconfig';
 import { FlagError } from '../config/flags';
-import { AuditBatchOptions, AuditMode, AuditOptions } from '../config/options';
+import { AuditBatchOptions, AuditMode, AuditOptions, AuditTruncateOptions } from '../config/options';
 import { AuditLogFormat, BatchConfig } from './backends';
 import { loadAuditPolicy, Policy } from './policy';
 import { RotationLimits } from './rotating-file';
+import { TruncateConfig } from './truncate';
 
 export interface AuditLogSettings {
   /** A file, or `-` for stdout. */
@@ -14,6 +15,8 @@ export interface AuditLogSettings {
   mode: AuditMode;
   batch: BatchConfig;
   rotation: RotationLimits;
+  /** Set with --audit-log-truncate-enabled. */
+  truncate?: TruncateConfig;
 }
 
 export interface AuditWebhookSettings {
@@ -21,6 +24,8 @@ export interface AuditWebhookSettings {
   mode: AuditMode;
   batch: BatchConfig;
   initialBackoffMs: number;
+  /** Set with --audit-webhook-truncate-enabled. */
+  truncate?: TruncateConfig;
 }
 
 /** The audit configuration the server runs with, its files read and checked. */
@@ -53,6 +58,21 @@ function validateBatch(plugin: string, flagPrefix: string, batch: AuditBatchOpti
     positive('throttle QPS', 'throttle-qps', batch.throttleQps);
     positive('throttle burst', 'throttle-burst', batch.throttleBurst);
   }
+}
+
+/** kube's AuditTruncateOptions.Validate, for an enabled backend (truncating on or not). */
+function validateTruncate(plugin: string, flagPrefix: string, truncate: AuditTruncateOptions): void {
+  const { maxEventSize, maxBatchSize } = truncate;
+  if (maxEventSize <= 0) {
+    throw FlagError.about(`--${flagPrefix}-truncate-max-event-size`, `invalid audit truncate ${plugin} max event size ${maxEventSize}, must be a positive number`);
+  }
+  if (maxBatchSize < maxEventSize) {
+    throw FlagError.about(`--${flagPrefix}-truncate-max-batch-size`, `invalid audit truncate ${plugin} max batch size ${maxBatchSize}, must be greater than max event size (${maxEventSize})`);
+  }
+}
+
+function truncateConfig(truncate: AuditTruncateOptions): TruncateConfig | undefined {
+  return truncate.enabled ? { maxBatchSize: truncate.maxBatchSize, maxEventSize: truncate.maxEventSize } : undefined;
 }
 
 /** The audit log file can be opened for appending (kube's ensureLogFile creates it, 0600). */
@@ -88,6 +108,7 @@ export function loadAuditSettings(options: AuditOptions, warnings: string[]): Au
   const settings: AuditSettings = { policy };
   if (options.logPath) {
     if (options.logMode === 'batch') validateBatch('log', 'audit-log', options.logBatch);
+    validateTruncate('log', 'audit-log', options.logTruncate);
     if (options.logPath !== '-') ensureLogFile(options.logPath);
     settings.log = {
       path: options.logPath,
@@ -95,17 +116,25 @@ export function loadAuditSettings(options: AuditOptions, warnings: string[]): Au
       mode: options.logMode,
       batch: batchConfig(options.logBatch),
       rotation: { maxSizeMB: options.logMaxSize, maxBackups: options.logMaxBackup, maxAgeDays: options.logMaxAge, compress: options.logCompress },
+      truncate: truncateConfig(options.logTruncate),
     };
   }
   if (options.webhookConfigFile) {
     if (options.webhookMode === 'batch') validateBatch('webhook', 'audit-webhook', options.webhookBatch);
+    validateTruncate('webhook', 'audit-webhook', options.webhookTruncate);
     let connection: WebhookConnection;
     try {
       connection = loadWebhookKubeconfig(options.webhookConfigFile);
     } catch (err) {
       throw FlagError.about('--audit-webhook-config-file', (err as Error).message);
     }
-    settings.webhook = { connection, mode: options.webhookMode, batch: batchConfig(options.webhookBatch), initialBackoffMs: options.webhookInitialBackoffMs };
+    settings.webhook = {
+      connection,
+      mode: options.webhookMode,
+      batch: batchConfig(options.webhookBatch),
+      initialBackoffMs: options.webhookInitialBackoffMs,
+      truncate: truncateConfig(options.webhookTruncate),
+    };
   }
   return settings;
 }

@@ -13,6 +13,7 @@ import { AuditEvent, auditUser, microTimestamp, sourceIPs, userAgentOf, withoutM
 import { AuditStage, AUDIT_API_VERSION } from './policy';
 import { AuditAttributes, AuditPolicyChecker, RequestAuditConfig } from './policy-checker';
 import { RotatingFile } from './rotating-file';
+import { TruncateConfig, TruncatingBackend } from './truncate';
 
 export const DEPRECATED_ANNOTATION = 'platform.io/deprecated';
 export const REMOVED_RELEASE_ANNOTATION = 'platform.io/removed-release';
@@ -35,18 +36,20 @@ class IgnoreErrors implements AuditBackend {
 /** The backends the settings ask for, each wrapped for its mode. */
 function backendsFor(settings: AuditSettings): AuditBackend[] {
   const backends: AuditBackend[] = [];
-  const moded = (backend: AuditBackend, mode: string, batch: ConstructorParameters<typeof BufferedBackend>[1]) => {
-    const buffered = mode === 'batch' ? new BufferedBackend(backend, batch) : backend;
+  // Truncating sits right around the log or webhook backend, so it splits the buffer's batches too.
+  const moded = (backend: AuditBackend, mode: string, batch: ConstructorParameters<typeof BufferedBackend>[1], truncate?: TruncateConfig) => {
+    const sized = truncate ? new TruncatingBackend(backend, truncate) : backend;
+    const buffered = mode === 'batch' ? new BufferedBackend(sized, batch) : sized;
     return mode === 'blocking-strict' ? buffered : new IgnoreErrors(buffered);
   };
   if (settings.log) {
-    const { path, format, mode, batch, rotation } = settings.log;
-    backends.push(moded(new LogBackend(path === '-' ? stdoutWriter : new RotatingFile(path, rotation), format), mode, batch));
+    const { path, format, mode, batch, rotation, truncate } = settings.log;
+    backends.push(moded(new LogBackend(path === '-' ? stdoutWriter : new RotatingFile(path, rotation), format), mode, batch, truncate));
   }
   if (settings.webhook) {
-    const { connection, mode, batch, initialBackoffMs } = settings.webhook;
+    const { connection, mode, batch, initialBackoffMs, truncate } = settings.webhook;
     const transport = new WebhookTransport(connection, { ...DEFAULT_RETRY_BACKOFF, initialDelayMs: initialBackoffMs });
-    backends.push(moded(new WebhookBackend(transport, WEBHOOK_BATCH_DEADLINE_MS), mode, batch));
+    backends.push(moded(new WebhookBackend(transport, WEBHOOK_BATCH_DEADLINE_MS), mode, batch, truncate));
   }
   return backends;
 }

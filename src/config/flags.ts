@@ -4,7 +4,7 @@ import { DurationSyntaxError, parseGoDuration } from './go-duration';
 import { FeatureGates, featureGateHelpLines } from './feature-gates';
 import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
-import { AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions, SUPPORTED_SIGNING_ALGS } from './options';
+import { AUDIT_GROUP_VERSIONS, AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, AuditTruncateOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions, SUPPORTED_SIGNING_ALGS } from './options';
 import { BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
 
 /**
@@ -141,6 +141,12 @@ function auditMode(plugin: string) {
 
 function auditLogFormat(value: string): 'json' | 'legacy' {
   if (value !== 'json' && value !== 'legacy') throw new Error(`invalid audit log format ${value}, allowed formats are "legacy,json"`);
+  return value;
+}
+
+/** `--audit-{log,webhook}-version`: kube's validateGroupVersionString, which knows one version now. */
+function auditGroupVersion(value: string): string {
+  if (!AUDIT_GROUP_VERSIONS.includes(value)) throw new Error(`invalid group version, allowed versions are ${JSON.stringify(AUDIT_GROUP_VERSIONS)}`);
   return value;
 }
 
@@ -751,6 +757,32 @@ function auditBatchFlagSpecs(plugin: 'log' | 'webhook', d: AuditBatchOptions): F
   ];
 }
 
+/** The truncate flags of an audit backend (`--audit-log-truncate-*`, `--audit-webhook-truncate-*`). */
+function auditTruncateFlagSpecs(plugin: 'log' | 'webhook', d: AuditTruncateOptions): FlagSpec[] {
+  const int64 = integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  return [
+    { name: `audit-${plugin}-truncate-enabled`, type: 'bool', group: AUDITING, usage: 'Whether event and batch truncating is enabled.', parse: bool, default: d.enabled, shown: d.enabled ? 'true' : undefined },
+    {
+      name: `audit-${plugin}-truncate-max-batch-size`,
+      type: 'int',
+      group: AUDITING,
+      usage: 'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.',
+      parse: int64,
+      default: d.maxBatchSize,
+      shown: String(d.maxBatchSize),
+    },
+    {
+      name: `audit-${plugin}-truncate-max-event-size`,
+      type: 'int',
+      group: AUDITING,
+      usage: "Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn't reduce the size enough, event is discarded.",
+      parse: int64,
+      default: d.maxEventSize,
+      shown: String(d.maxEventSize),
+    },
+  ];
+}
+
 /** kube-apiserver's `--audit-*` flags. */
 function auditFlagSpecs(d: ServerOptions): FlagSpec[] {
   const a = d.audit;
@@ -764,10 +796,14 @@ function auditFlagSpecs(d: ServerOptions): FlagSpec[] {
     { name: 'audit-log-compress', type: 'bool', group: AUDITING, usage: 'If set, the rotated log files will be compressed using gzip.', parse: bool, default: a.logCompress },
     { name: 'audit-log-mode', type: 'string', group: AUDITING, usage: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.', parse: auditMode('log'), default: a.logMode, shown: JSON.stringify(a.logMode) },
     ...auditBatchFlagSpecs('log', a.logBatch),
+    ...auditTruncateFlagSpecs('log', a.logTruncate),
+    { name: 'audit-log-version', type: 'string', group: AUDITING, usage: 'API group and version used for serializing audit events written to log.', parse: auditGroupVersion, default: a.logVersion, shown: JSON.stringify(a.logVersion) },
     { name: 'audit-webhook-config-file', type: 'string', group: AUDITING, usage: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.', parse: path },
     { name: 'audit-webhook-initial-backoff', type: 'duration', group: AUDITING, usage: 'The amount of time to wait before retrying the first failed request.', parse: goDuration, default: a.webhookInitialBackoffMs, shown: `${a.webhookInitialBackoffMs / 1000}s` },
     { name: 'audit-webhook-mode', type: 'string', group: AUDITING, usage: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.', parse: auditMode('webhook'), default: a.webhookMode, shown: JSON.stringify(a.webhookMode) },
     ...auditBatchFlagSpecs('webhook', a.webhookBatch),
+    ...auditTruncateFlagSpecs('webhook', a.webhookTruncate),
+    { name: 'audit-webhook-version', type: 'string', group: AUDITING, usage: 'API group and version used for serializing audit events written to webhook.', parse: auditGroupVersion, default: a.webhookVersion, shown: JSON.stringify(a.webhookVersion) },
   ];
 }
 
@@ -878,6 +914,8 @@ function auditOptionsOf(o: ParsedFlags): ServerOptions['audit'] {
       throttleQps: o.auditLogBatchThrottleQps,
       throttleBurst: o.auditLogBatchThrottleBurst,
     },
+    logTruncate: { enabled: !!o.auditLogTruncateEnabled, maxBatchSize: o.auditLogTruncateMaxBatchSize, maxEventSize: o.auditLogTruncateMaxEventSize },
+    logVersion: o.auditLogVersion,
     webhookConfigFile: o.auditWebhookConfigFile,
     webhookMode: o.auditWebhookMode,
     webhookBatch: {
@@ -888,6 +926,8 @@ function auditOptionsOf(o: ParsedFlags): ServerOptions['audit'] {
       throttleQps: o.auditWebhookBatchThrottleQps,
       throttleBurst: o.auditWebhookBatchThrottleBurst,
     },
+    webhookTruncate: { enabled: !!o.auditWebhookTruncateEnabled, maxBatchSize: o.auditWebhookTruncateMaxBatchSize, maxEventSize: o.auditWebhookTruncateMaxEventSize },
+    webhookVersion: o.auditWebhookVersion,
     webhookInitialBackoffMs: o.auditWebhookInitialBackoff,
   };
 }
@@ -954,6 +994,10 @@ interface ParsedFlags {
   auditLogBatchThrottleEnable: boolean;
   auditLogBatchThrottleQps: number;
   auditLogBatchThrottleBurst: number;
+  auditLogTruncateEnabled: boolean;
+  auditLogTruncateMaxBatchSize: number;
+  auditLogTruncateMaxEventSize: number;
+  auditLogVersion: string;
   auditWebhookConfigFile?: string;
   auditWebhookInitialBackoff: number;
   auditWebhookMode: AuditMode;
@@ -963,6 +1007,10 @@ interface ParsedFlags {
   auditWebhookBatchThrottleEnable: boolean;
   auditWebhookBatchThrottleQps: number;
   auditWebhookBatchThrottleBurst: number;
+  auditWebhookTruncateEnabled: boolean;
+  auditWebhookTruncateMaxBatchSize: number;
+  auditWebhookTruncateMaxEventSize: number;
+  auditWebhookVersion: string;
   enableBootstrapTokenAuth: boolean;
   apiAudiences: string[];
   serviceAccountIssuer: string[];

@@ -154,6 +154,16 @@ export interface AuditBatchOptions {
   throttleBurst: number;
 }
 
+/** The `--audit-{log,webhook}-truncate-*` flags (sizes in bytes). */
+export interface AuditTruncateOptions {
+  enabled: boolean;
+  maxBatchSize: number;
+  maxEventSize: number;
+}
+
+/** The one group and version audit events are serialized in (`--audit-{log,webhook}-version`). */
+export const AUDIT_GROUP_VERSIONS = ['audit.platform.io/v1'];
+
 /** The `--audit-*` flags (kube's defaults). */
 export interface AuditOptions {
   /** --audit-policy-file: nothing is audited without it. */
@@ -170,17 +180,24 @@ export interface AuditOptions {
   /** --audit-log-mode */
   logMode: AuditMode;
   logBatch: AuditBatchOptions;
+  logTruncate: AuditTruncateOptions;
+  /** --audit-log-version */
+  logVersion: string;
   /** --audit-webhook-config-file: kubeconfig of the webhook that receives EventLists. */
   webhookConfigFile?: string;
   /** --audit-webhook-mode */
   webhookMode: AuditMode;
   webhookBatch: AuditBatchOptions;
+  webhookTruncate: AuditTruncateOptions;
+  /** --audit-webhook-version */
+  webhookVersion: string;
   /** --audit-webhook-initial-backoff, in ms. */
   webhookInitialBackoffMs: number;
 }
 
 export function defaultAuditOptions(): AuditOptions {
   const batch = { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000, throttleEnable: true, throttleQps: 10, throttleBurst: 15 };
+  const truncate = { enabled: false, maxBatchSize: 10 * 1024 * 1024, maxEventSize: 100 * 1024 };
   return {
     logFormat: 'json',
     logMaxAge: 0,
@@ -190,8 +207,12 @@ export function defaultAuditOptions(): AuditOptions {
     logMode: 'blocking',
     // The log backend has no request overhead: batches of one, no throttling (kube's defaults).
     logBatch: { ...batch, maxSize: 1, throttleEnable: false },
+    logTruncate: { ...truncate },
+    logVersion: AUDIT_GROUP_VERSIONS[0],
     webhookMode: 'batch',
     webhookBatch: batch,
+    webhookTruncate: { ...truncate },
+    webhookVersion: AUDIT_GROUP_VERSIONS[0],
     webhookInitialBackoffMs: 10_000,
   };
 }

@@ -34,7 +34,7 @@ export function recordAuditEvent(): void {
   events.inc();
 }
 
-/** Events a backend failed to write or send, or dropped (plugin: log, webhook, buffered). */
+/** Events a backend failed to write or send, or dropped (plugin: log, webhook, buffered, truncate). */
 export function recordAuditError(plugin: string, count = 1): void {
   errors.inc({ plugin }, count);
 }

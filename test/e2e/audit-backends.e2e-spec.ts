@@ -189,3 +189,56 @@ describe('audit start-up errors', () => {
     expect((unwritable as Error).message).toMatch(/^--audit-log-path: ensureLogFile: /);
   });
 });
+
+describe('audit log with --audit-log-truncate-enabled', () => {
+  let dir: string;
+  let server: TestServer;
+  let logPath: string;
+  const RBAC = '/apis/rbac.authorization.platform.io/v1';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-truncate-e2e-'));
+    writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: rbac.authorization.platform.io, resources: [clusterroles]}]\n- level: None\n');
+    logPath = join(dir, 'audit.log');
+    const d = defaultAuditOptions();
+    server = await startTestServer({
+      options: {
+        audit: { ...d, policyFile: join(dir, 'policy.yaml'), logPath, logFormat: 'json', logTruncate: { enabled: true, maxBatchSize: d.logTruncate.maxBatchSize, maxEventSize: 2000 } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const completeOf = async (auditId: string): Promise<any> => {
+    const find = () =>
+      readFileSync(logPath, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
+    await eventually(() => expect(find()).toBeDefined());
+    return find();
+  };
+
+  it('writes a large event without its request and response objects, annotated, and a small one intact', async () => {
+    const rules = Array.from({ length: 40 }, (_, i) => ({ apiGroups: [`group-${i}.example.com`], resources: ['widgets', 'gadgets'], verbs: ['get', 'list', 'watch'] }));
+    const large = await server.admin.post(`${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: 'large' }, rules });
+    expect(large.status).toBe(201);
+    const truncated = await completeOf(large.headers['audit-id'] as string);
+    expect(truncated).toMatchObject({ level: 'RequestResponse', verb: 'create', objectRef: { resource: 'clusterroles', name: 'large' } });
+    expect(truncated).not.toHaveProperty('requestObject');
+    expect(truncated).not.toHaveProperty('responseObject');
+    expect(truncated.annotations).toMatchObject({ 'audit.platform.io/truncated': 'true' });
+
+    const role = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'ClusterRole', metadata: { name: 'small' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] };
+    const small = await server.admin.post(`${RBAC}/clusterroles`, role);
+    expect(small.status).toBe(201);
+    const intact = await completeOf(small.headers['audit-id'] as string);
+    expect(intact.requestObject).toEqual(role);
+    expect(intact.responseObject).toMatchObject({ metadata: { name: 'small' }, rules: role.rules });
+    expect(intact.annotations ?? {}).not.toHaveProperty('audit.platform.io/truncated');
+  });
+});

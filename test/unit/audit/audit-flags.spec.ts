@@ -11,6 +11,25 @@ describe('the --audit-* flags', () => {
       webhookMode: 'batch',
       webhookBatch: { bufferSize: 10000, maxSize: 400, maxWaitMs: 30000, throttleEnable: true, throttleQps: 10, throttleBurst: 15 },
       webhookInitialBackoffMs: 10000,
+      logVersion: 'audit.platform.io/v1',
+      webhookVersion: 'audit.platform.io/v1',
+      logTruncate: { enabled: false, maxBatchSize: 10485760, maxEventSize: 102400 },
+      webhookTruncate: { enabled: false, maxBatchSize: 10485760, maxEventSize: 102400 },
+    });
+  });
+
+  it('read the version and truncate flags of both backends', () => {
+    const audit = parseServerFlags(
+      [
+        '--audit-log-version=audit.platform.io/v1', '--audit-log-truncate-enabled', '--audit-log-truncate-max-batch-size=5000', '--audit-log-truncate-max-event-size=2000',
+        '--audit-webhook-version=audit.platform.io/v1', '--audit-webhook-truncate-enabled=true', '--audit-webhook-truncate-max-batch-size=7000', '--audit-webhook-truncate-max-event-size=3000',
+      ],
+      {},
+    ).audit;
+    expect(audit).toEqual({
+      ...defaultAuditOptions(),
+      logTruncate: { enabled: true, maxBatchSize: 5000, maxEventSize: 2000 },
+      webhookTruncate: { enabled: true, maxBatchSize: 7000, maxEventSize: 3000 },
     });
   });
 
@@ -57,6 +76,12 @@ describe('the --audit-* flags', () => {
     expect(refused('--audit-log-maxsize=big')).toBe('invalid argument "big" for "--audit-log-maxsize" flag: strconv.ParseInt: parsing "big": invalid syntax');
     expect(refused('--audit-webhook-batch-throttle-qps=fast')).toBe('invalid argument "fast" for "--audit-webhook-batch-throttle-qps" flag: strconv.ParseFloat: parsing "fast": invalid syntax');
     expect(refused('--audit-log-path=')).toBe('invalid argument "" for "--audit-log-path" flag: must not be empty');
+    expect(refused('--audit-log-version=audit.platform.io/v1beta1')).toBe(
+      'invalid argument "audit.platform.io/v1beta1" for "--audit-log-version" flag: invalid group version, allowed versions are ["audit.platform.io/v1"]',
+    );
+    expect(refused('--audit-webhook-version=v1')).toBe('invalid argument "v1" for "--audit-webhook-version" flag: invalid group version, allowed versions are ["audit.platform.io/v1"]');
+    expect(refused('--audit-webhook-truncate-max-event-size=big')).toBe('invalid argument "big" for "--audit-webhook-truncate-max-event-size" flag: strconv.ParseInt: parsing "big": invalid syntax');
+    expect(refused('--audit-log-truncate-enabled=maybe')).toBe('invalid argument "maybe" for "--audit-log-truncate-enabled" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
   });
 
   it('are listed in --help under Auditing flags', () => {
@@ -69,5 +94,9 @@ describe('the --audit-* flags', () => {
     expect(help).toContain('Auditing flags:');
     expect(help).toMatch(/--audit-log-mode string\s+Strategy for sending audit events\..* \(default "blocking"\)/);
     expect(help).toMatch(/--audit-webhook-batch-max-size int\s+The maximum size of a batch\. Only used in batch mode\. \(default 400\)/);
+    expect(help).toMatch(/--audit-log-version string\s+API group and version used for serializing audit events written to log\. \(default "audit\.platform\.io\/v1"\)/);
+    expect(help).toMatch(/--audit-webhook-truncate-enabled\s+Whether event and batch truncating is enabled\.\n/);
+    expect(help).toMatch(/--audit-log-truncate-max-batch-size int\s+Maximum size of the batch sent to the underlying backend\..* \(default 10485760\)/);
+    expect(help).toMatch(/--audit-webhook-truncate-max-event-size int\s+Maximum size of the audit event sent to the underlying backend\..* \(default 102400\)/);
   });
 });
