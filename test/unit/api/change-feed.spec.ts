@@ -100,6 +100,29 @@ describe('ChangeFeed', () => {
     expect(feed.waiting()).toBe(0);
   });
 
+  it('ends every wait of a signal used for many waits when it aborts, and only those', async () => {
+    const aborter = new AbortController();
+    // Waits that ended by a change or timeout before: nothing of them may answer the abort.
+    for (let i = 0; i < 5; i++) {
+      const waited = feed.waitForNewer(feed.headRevision(), 60_000, aborter.signal);
+      await store.create(key(`s${i}`), obj(`s${i}`));
+      await feed.poke();
+      expect(await waited).toBe(true);
+    }
+    expect(await feed.waitForNewer(feed.headRevision(), 10, aborter.signal)).toBe(false);
+    const first = feed.waitForNewer(feed.headRevision(), 60_000, aborter.signal);
+    const second = feed.waitForNewer(feed.headRevision(), 60_000, aborter.signal);
+    const other = feed.waitForNewer(feed.headRevision(), 60_000, new AbortController().signal);
+    expect(feed.waiting()).toBe(3);
+    aborter.abort();
+    expect(await first).toBe(false);
+    expect(await second).toBe(false);
+    expect(feed.waiting()).toBe(1);
+    await store.create(key('s-last'), obj('s-last'));
+    await feed.poke();
+    expect(await other).toBe(true);
+  });
+
   it('waits for a revision and gives up after the timeout', async () => {
     const waiting = feed.waitForRevision('2', 2000);
     await store.create(key('c'), obj('c'));
