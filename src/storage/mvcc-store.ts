@@ -99,6 +99,13 @@ export interface MvccStoreOptions {
    * sharing costs no parallelism and saves a commit, an fsync and the lock's round trips per write.
    */
   groupCommit?: boolean;
+  /**
+   * The engine never vacuums by itself (the embedded one runs PostgreSQL in single-user mode:
+   * no autovacuum): a compaction that removed rows then vacuums and analyzes the two tables,
+   * so the space of removed and superseded rows is reused rather than the files growing for
+   * ever, and the planner's statistics follow the data.
+   */
+  vacuumAfterCompaction?: boolean;
 }
 
 export class MvccStore implements ObjectStore {
@@ -106,12 +113,15 @@ export class MvccStore implements ObjectStore {
   private readonly commits: GroupCommit;
 
   /** `sql` is the hot path (a Database's); without one, statements go through the DataSource. */
+  private readonly vacuumAfterCompaction: boolean;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly sql: SqlSession = dataSourceSession(dataSource),
     options: MvccStoreOptions = {},
   ) {
     this.commits = new GroupCommit(sql, this.commitListeners, options.groupCommit ?? false);
+    this.vacuumAfterCompaction = options.vacuumAfterCompaction ?? false;
   }
 
   addCommitListener(listener: LocalCommitListener): () => void {
@@ -317,8 +327,19 @@ export class MvccStore implements ObjectStore {
     for (;;) {
       const step = await this.compactStep(olderThanMs);
       removedRows += step.removedRows;
-      if (!step.more) return { removedRows, compactedRevision: step.compactedRevision };
+      if (!step.more) {
+        if (removedRows > 0 && this.vacuumAfterCompaction) await this.vacuum();
+        return { removedRows, compactedRevision: step.compactedRevision };
+      }
       // Requests run between steps (on the embedded engine a statement holds the event loop).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** VACUUM cannot run in a transaction: one statement per table, requests run between them. */
+  private async vacuum(): Promise<void> {
+    for (const table of ['kv_log', 'kv_current']) {
+      await this.sql.query(`VACUUM (ANALYZE) ${table}`);
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

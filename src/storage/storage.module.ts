@@ -92,7 +92,7 @@ export class StorageModule {
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
         {
           provide: OBJECT_STORE,
-          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
+          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' }),
           inject: [DATABASE],
         },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },

@@ -73,7 +73,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
   return {
     engine,
     db,
-    store: new MvccStore(db.dataSource, db.sql, { groupCommit: true }),
+    store: new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' }),
     settings,
     close,
     async destroy() {

@@ -142,6 +142,31 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     }
   });
 
+  it('reuses the space of compacted rows: the log does not grow over rounds of the same writes (the embedded engine vacuums, PostgreSQL autovacuums)', async () => {
+    if (engine !== 'pglite') return; // PostgreSQL's autovacuum runs on its own schedule
+    const t = await openTestDatabase(engine);
+    try {
+      const s = t.store;
+      const r = freshResource();
+      for (let i = 0; i < 20; i++) await s.create(keyOf(r, `k${i}`), objectOf(`k${i}`, { v: 0 }));
+      const size = async () =>
+        Number((await t.db.dataSource.query(`SELECT pg_total_relation_size('kv_log') + pg_total_relation_size('kv_current') AS bytes`))[0].bytes);
+      const round = async (n: number) => {
+        for (let v = 1; v <= 10; v++) await Promise.all(Array.from({ length: 20 }, (_, i) => s.update(keyOf(r, `k${i}`), objectOf(`k${i}`, { v: n * 100 + v, pad: 'x'.repeat(400) }))));
+        await sleep(5);
+        expect((await s.compact(0)).removedRows).toBeGreaterThan(0);
+      };
+      await round(1);
+      await round(2);
+      const settled = await size();
+      for (let n = 3; n <= 8; n++) await round(n);
+      // Six more rounds of 200 updates each (~100 KB of rows per round) fit in the space freed before.
+      expect(await size()).toBeLessThanOrEqual(settled + 64 * 1024);
+    } finally {
+      await t.destroy();
+    }
+  });
+
   it('compacts a log longer than one compaction step in steps that add up to one sweep', async () => {
     const t = await openTestDatabase(engine);
     try {
