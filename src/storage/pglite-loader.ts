@@ -148,7 +148,18 @@ function timeEngineCalls(db: PGlite): void {
  */
 function startParams(defaults: readonly string[], durable: boolean, sharedBuffersBytes: number): string[] {
   const params = durable ? [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'] : [...defaults];
-  return [...params, '-c', `shared_buffers=${Math.floor(sharedBuffersBytes / 1024)}kB`];
+  return [
+    ...params,
+    '-c',
+    `shared_buffers=${Math.floor(sharedBuffersBytes / 1024)}kB`,
+    // The engine's memory never shrinks, and the store vacuums and analyzes after compactions
+    // (mvcc-store.ts): an ANALYZE holds 300 x this many sample rows (30,000 at the default of
+    // 100: ~30 MiB of objects), a VACUUM up to maintenance_work_mem (64MB by default).
+    '-c',
+    'default_statistics_target=10',
+    '-c',
+    'maintenance_work_mem=8MB',
+  ];
 }
 
 /** Runs PGlite's initdb in `dir` in a worker thread, so that all it allocated ends with the thread. */

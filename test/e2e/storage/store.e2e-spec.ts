@@ -39,6 +39,14 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     expect(shared.db.engine).toBe(engine);
   });
 
+  it('keeps the embedded engine small: shared_buffers, and what a vacuum and an analyze may hold', async () => {
+    if (engine !== 'pglite') return; // a PostgreSQL server has its own settings
+    const setting = async (name: string) => (await shared.db.dataSource.query(`SELECT current_setting('${name}') AS v`))[0].v;
+    expect(await setting('shared_buffers')).toBe('16MB');
+    expect(await setting('maintenance_work_mem')).toBe('8MB');
+    expect(await setting('default_statistics_target')).toBe('10');
+  });
+
   it('a transaction that throws leaves nothing behind, and nobody saw its rows', async () => {
     const r = freshResource();
     const ghost = keyOf(r, 'ghost');
