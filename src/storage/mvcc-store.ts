@@ -24,6 +24,7 @@ import {
 import { fromColumn, toColumn } from './object-column';
 import { dataSourceSession, SqlQuery, SqlSession } from './sql-session';
 import { GroupCommit, RevisionedWrite } from './group-commit';
+import type { Database } from './database';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -106,6 +107,14 @@ export interface MvccStoreOptions {
    * ever, and the planner's statistics follow the data.
    */
   vacuumAfterCompaction?: boolean;
+}
+
+/**
+ * The server's store on an open database: writes grouped into shared commits, and, on the
+ * embedded engine (single-user PostgreSQL, no autovacuum), vacuums after compactions.
+ */
+export function serverStore(db: Database): MvccStore {
+  return new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' });
 }
 
 export class MvccStore implements ObjectStore {

@@ -7,7 +7,7 @@ import { ChangeFeedService } from './change-feed.service';
 import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
 import { Database } from './database';
-import { MvccStore } from './mvcc-store';
+import { serverStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
 import { SharedInformerFactory } from './shared-informer-factory';
 import { StoredObjectsMetric } from './stored-objects-metric';
@@ -92,7 +92,7 @@ export class StorageModule {
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
         {
           provide: OBJECT_STORE,
-          useFactory: (db: Database) => new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' }),
+          useFactory: (db: Database) => serverStore(db),
           inject: [DATABASE],
         },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },

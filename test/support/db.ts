@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { Database, DatabaseSettings, openDatabase } from '../../src/storage/database';
-import { MvccStore } from '../../src/storage/mvcc-store';
+import { MvccStore, serverStore } from '../../src/storage/mvcc-store';
 import { ensureTemplate } from './db-template';
 
 export type TestEngine = 'pglite' | 'postgres';
@@ -73,7 +73,7 @@ export async function openTestDatabase(engine: TestEngine = defaultEngine(), dat
   return {
     engine,
     db,
-    store: new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' }),
+    store: serverStore(db),
     settings,
     close,
     async destroy() {
