@@ -11,10 +11,10 @@ import { ResourceRegistry } from './resources/registry';
 import { AdmissionChain } from './resources/admission';
 import { ADMISSION_PLUGINS } from '../config/flags';
 import { GenericStorageFactory } from './resources/generic-storage.factory';
-import { ResourceController } from './resources/resource.controller';
 import { ResourceHandler } from './resources/resource-handler';
 import { TargetResolver } from './resources/target-resolver';
-import { RequestOptionsPipe } from './resources/request-options.pipe';
+import { ResourceRequestOptions } from './resources/resource-request-options';
+import { ResourceRoutes } from './resources/resource-routes';
 import { VersionController } from './discovery/version.controller';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { BOOKMARK_INTERVAL_MS } from './resources/generic-storage.factory';
@@ -23,14 +23,13 @@ import { DeprecatedApiNotice } from './resources/deprecated-api';
 import { RuntimeConfigCheck } from './runtime-config.check';
 
 /**
- * The generic API layer: the kind registry, the one resource controller, discovery and
+ * The generic API layer: the kind registry, the one route table of resource paths, discovery and
  * version. Feature modules import it to register kinds and admission plugins. Its generic
  * storages ask CREATE_PERMISSION_CHECK, which the server binds to the authorizer chain.
  */
 @Module({
-  // The resource routes come first: express tries routes in registration order, and nearly
-  // every request is a resource request (their patterns never match discovery paths).
-  controllers: [ResourceController, DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
+  // Resource paths are served by ResourceRoutes, which the request pipeline calls.
+  controllers: [DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
   providers: [
     ResourceRegistry,
     // The cross-cutting admission plugins, run in the one order ADMISSION_PLUGINS gives.
@@ -49,13 +48,14 @@ import { RuntimeConfigCheck } from './runtime-config.check';
     // Content negotiation is decided before the handler runs, so a 406 costs nothing.
     ResponseNegotiation,
     // Negotiation, then write options (dryRun, fieldValidation, ...), parsed and checked once.
-    RequestOptionsPipe,
+    ResourceRequestOptions,
+    ResourceRoutes,
     {
       provide: BOOKMARK_INTERVAL_MS,
       useFactory: (options: ServerOptions) => options.bookmarkIntervalMs,
       inject: [SERVER_OPTIONS],
     },
   ],
-  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory, ContinueTokenService],
+  exports: [ResourceRegistry, AdmissionChain, GenericStorageFactory, ContinueTokenService, ResourceRoutes],
 })
 export class ApiModule {}

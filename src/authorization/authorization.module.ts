@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthorizationGuard } from './authorization.guard';
+import { RequestAuthorization } from './request-authorization';
 import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
@@ -17,7 +18,7 @@ const bindingUsageRecorder = {
  * this one; the chain is built from the configuration by AuthorizationConfigModule).
  */
 @Module({
-  providers: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard, bindingUsageRecorder],
-  exports: [AuthorizerChain, AuthorizerFactories, AuthorizationGuard, BindingUsageRecorder],
+  providers: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, bindingUsageRecorder],
+  exports: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, BindingUsageRecorder],
 })
 export class AuthorizationModule {}

@@ -1,4 +1,4 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiModule } from '../api/api.module';
 import { CREATE_PERMISSION_CHECK } from '../api/resources/generic-storage.factory';
@@ -46,7 +46,7 @@ import { StorageModule } from '../storage/storage.module';
 
 /** Everything the server consists of, wired for one loaded configuration and an open store. */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(configuration: ServerConfiguration, db: Database): DynamicModule {
     const { options } = configuration;
     const configured = [
@@ -104,9 +104,5 @@ export class AppModule implements NestModule {
       ],
       exports: configured.map((p) => p.provide),
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestPipelineMiddleware).forRoutes('*');
   }
 }

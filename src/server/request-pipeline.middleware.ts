@@ -7,18 +7,22 @@ import { RequestMetricsMiddleware } from '../api/request-metrics.middleware';
 import { AuthenticationMiddleware } from '../authentication/authentication.middleware';
 import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
 import { RequestAuditor } from '../audit/request-auditor';
+import { ResourceRoutes } from '../api/resources/resource-routes';
+import { RequestAuthorization } from '../authorization/request-authorization';
 
 /**
  * The stages every request passes before routing, in order: its audit ID, what the request
  * is, its metrics (recorded when it ends), who sends it, its audit level (for that caller, as
  * kube evaluates the policy before impersonation), as whom it acts, then (only for them) its
- * body. One Nest middleware runs them, so the
- * router matches one layer instead of four on every request. A stage that throws ends the
- * request (the Status filter renders the error); each stage continues by calling its `next`.
+ * body. One Nest middleware runs them, so the router matches one layer instead of four on
+ * every request. A stage that throws ends the request (the Status filter renders the error);
+ * each stage continues by calling its `next`. A resource request is then authorized and
+ * served by the resource route table; anything else goes on to the routed endpoints
+ * (discovery, health, metrics, ...), whose guard authorizes it.
  */
 @Injectable()
 export class RequestPipelineMiddleware implements NestMiddleware {
-  private readonly stages: NestMiddleware[];
+  private stages: NestMiddleware[];
 
   constructor(
     info: RequestInfoMiddleware,
@@ -27,8 +31,20 @@ export class RequestPipelineMiddleware implements NestMiddleware {
     impersonation: ImpersonationMiddleware,
     body: RequestBodyMiddleware,
     audit: RequestAuditor,
+    private readonly authorization: RequestAuthorization,
+    private readonly resources: ResourceRoutes,
   ) {
     this.stages = [audit.init, info, metrics, authentication, audit.received, impersonation, body];
+  }
+
+  /**
+   * The pipeline as the application's first middleware, behind the stages the server adds
+   * from outside the module (the request log, shutdown's count of requests in flight).
+   * One express layer: each further one would cost every request a match and closures.
+   */
+  asMiddleware(...first: Array<(req: ApiRequest, res: Response, next: NextFunction) => void>): (req: ApiRequest, res: Response, next: NextFunction) => Promise<void> {
+    this.stages = [...first.map((use) => ({ use })), ...this.stages];
+    return (req, res, next) => this.use(req, res, next);
   }
 
   async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
@@ -47,6 +63,12 @@ export class RequestPipelineMiddleware implements NestMiddleware {
       if (failure !== undefined) return next(failure);
       if (!continued) return;
     }
-    next();
+    if (!this.resources.serves(req)) return next();
+    try {
+      await this.authorization.authorize(req);
+      await this.resources.serve(req, res);
+    } catch (err) {
+      next(err);
+    }
   }
 }

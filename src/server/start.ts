@@ -17,6 +17,7 @@ import { reservePort } from './port';
 import { ALL_PROBES, HealthChecks } from '../health/health-checks';
 import { ChangeFeedService } from '../storage/change-feed.service';
 import { httpLog } from './httplog';
+import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { KubeLogger } from './logging';
 import { GracefulShutdown } from './shutdown';
 import { serviceAccountTokenSettings } from '../serviceaccount/settings';
@@ -127,14 +128,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       // kube's log format and -v; Nest's route-mapping chatter only at high verbosity.
       logger,
     });
-    // Before every route: the audit ID and request log, then the in-flight count shutdown drains.
+    // Before every route: the audit ID and request log, the in-flight count shutdown drains,
+    // then the request pipeline (which serves resource requests itself).
     const shutdown = new GracefulShutdown({
       delayMs: options.shutdownDelayMs,
       sendRetryAfter: options.shutdownSendRetryAfter,
       watchGracePeriodMs: options.shutdownWatchTerminationGracePeriodMs,
     });
-    app.use(httpLog(logger));
-    app.use(shutdown.middleware());
+    app.use(app.get(RequestPipelineMiddleware).asMiddleware(httpLog(logger), shutdown.middleware()));
     const health = app.get(HealthChecks);
     health.register('log', ALL_PROBES, () => logger.check());
     health.setLivezGracePeriod(options.livezGracePeriodMs, startedAt);

@@ -408,4 +408,48 @@ describe('generic resource layer over HTTPS', () => {
       expect((await server.admin.get(`${RBAC}/clusterroles/dry`)).status).toBe(404);
     });
   });
+
+  describe('the resource route table', () => {
+    it('serves HEAD like GET, with the headers and no body', async () => {
+      await server.admin.post(`${RBAC}/namespaces/default/roles`, role('headed'));
+      const res = await server.admin.request('HEAD', `${RBAC}/namespaces/default/roles/headed`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers['audit-id']).toBeTruthy();
+      expect(res.text).toBe('');
+      const missing = await server.admin.request('HEAD', `${RBAC}/namespaces/default/roles/nobody`);
+      expect(missing.status).toBe(404);
+    });
+
+    it('answers a method resource paths do not serve 404 for callers who may reach the path, 403 for others', async () => {
+      const res = await server.admin.request('OPTIONS', `${RBAC}/namespaces/default/roles`);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource', code: 404 });
+      const stranger = await server.admin.request('OPTIONS', `${RBAC}/namespaces/default/roles`, { as: server.certFor('stranger') });
+      expect(stranger.status).toBe(403);
+      expect(stranger.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    });
+
+    it('authorizes before it looks the path up: an unknown kind is 403 for a stranger, 404 for an admin', async () => {
+      const stranger = await server.admin.get(`${RBAC}/namespaces/default/widgets`, { as: server.certFor('stranger') });
+      expect(stranger.status).toBe(403);
+      expect(stranger.body.message).toBe(
+        'widgets.rbac.authorization.platform.io is forbidden: User "stranger" cannot list resource "widgets" in API group "rbac.authorization.platform.io" in the namespace "default"',
+      );
+      const admin = await server.admin.get(`${RBAC}/namespaces/default/widgets`);
+      expect(admin.status).toBe(404);
+      expect(admin.body).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+      const otherVersion = await server.admin.get('/api/v2/namespaces');
+      expect(otherVersion.status).toBe(404);
+      expect(otherVersion.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });
+    });
+
+    it('still routes the discovery paths beside the resource paths', async () => {
+      const group = await server.admin.get(RBAC);
+      expect(group.status).toBe(200);
+      expect(group.body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'rbac.authorization.platform.io/v1' });
+      const core = await server.admin.get('/api/v1');
+      expect(core.body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
+    });
+  });
 });

@@ -12,11 +12,11 @@ export interface ApiRequest extends Request {
   userInfo?: UserInfo;
   /** The raw request body, kept for codecs that need the exact bytes. */
   rawBody?: Buffer;
-  /** The response format, chosen before any work by the request-options pipe. */
+  /** The response format, chosen before any work by the resource request options. */
   negotiation?: Negotiation;
-  /** The options of a write (dryRun, fieldValidation, ...), parsed by the request-options pipe. */
+  /** The options of a write (dryRun, fieldValidation, ...), parsed by the resource request options. */
   writeOptions?: RequestWriteOptions;
-  /** A get's options (resourceVersion), parsed by the request-options pipe. */
+  /** A get's options (resourceVersion), parsed by the resource request options. */
   getOptions?: GetOptions;
   /** A list's or deletecollection's options (limit, continue, resourceVersion(Match), selectors). */
   listOptions?: ListOptions;

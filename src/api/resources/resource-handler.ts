@@ -12,14 +12,14 @@ import { ResourceType } from '../schema/resource-type';
 import { FieldValidationDirective } from '../validation/field-validation';
 import { decodeObjectRequest } from '../codec/object-decoder';
 import { addWarning, warningSink } from './warnings';
-import { ResourceApiRequest } from './request-options.pipe';
+import { ResourceApiRequest } from './resource-request-options';
 import { deleteOptionsFor, Reader, writeOptionsFor } from './storage';
 import { WatchOptions } from '../request/read-options';
 import { ResolvedRequest, TargetResolver } from './target-resolver';
 import { WatchStream } from '../watch/watch-stream';
 
 /**
- * The verb handlers every kind shares (kube's endpoints/handlers). The request-options pipe
+ * The verb handlers every kind shares (kube's endpoints/handlers). The resource request options
  * has negotiated the output, resolved the target and parsed the options once; a handler
  * calls the kind's storage with them and writes the answer.
  */
@@ -121,7 +121,7 @@ export class ResourceHandler {
     for (const warning of warnings) addWarning(res, warning);
   }
 
-  /** The format the request-options pipe chose. */
+  /** The format the resource request options chose. */
   private format(req: ResourceApiRequest): ResponseFormat {
     if (req.negotiation?.format) return req.negotiation.format;
     return negotiateResponse(req.headers.accept, renderCapabilitiesOf(req.resolved.target.type), req.requestInfo.verb === 'watch');

@@ -10,13 +10,13 @@ import { negotiateResponse } from '../codec/negotiation';
  * Content negotiation for resource requests, decided before any work so a 406 costs
  * nothing: the response format from Accept (against what the kind can be rendered as),
  * and whether a large body may be gzip-compressed. The result rides on the request; a
- * path that names no kind is not negotiated (the request-options pipe answers it 404).
+ * path that names no kind is not negotiated (the resource request options answers it 404).
  */
 @Injectable()
 export class ResponseNegotiation {
   constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {}
 
-  /** Negotiates the response of a request for a kind the request-options pipe resolved. */
+  /** Negotiates the response of a request for a kind the resource request options resolved. */
   prepare(req: ApiRequest, type: ResourceType): void {
     const watch = req.requestInfo.verb === 'watch';
     // Set before negotiating, so a 406 is itself rendered for this kind.

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
 import { ResponseNegotiation } from './response-negotiation';
 import { DeprecatedApiNotice } from './deprecated-api';
@@ -11,7 +11,7 @@ import { ResolvedRequest, TargetResolver } from './target-resolver';
 /** The verbs whose requests carry write options. */
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** A resource request once the request-options stage has run: its target resolved, its options parsed. */
+/** A resource request once its options are settled: its target resolved, its options parsed. */
 export interface ResourceApiRequest extends ApiRequest {
   resolved: ResolvedRequest;
 }
@@ -30,19 +30,17 @@ export interface ResourceApiRequest extends ApiRequest {
  *    limit, continue, selectors, timeoutSeconds, allowWatchBookmarks, sendInitialEvents);
  *    a deletecollection has ListOptions too.
  * Bad options are refused here with kube's Status; the storage receives typed options and
- * never sees the query. A pipe on the handler's request parameter rather than an
- * interceptor: on this runtime every Nest interceptor binds two async resources per
- * request, which cost more than all the parsing it does.
+ * never sees the query.
  */
 @Injectable()
-export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApiRequest> {
+export class ResourceRequestOptions {
   constructor(
     private readonly negotiation: ResponseNegotiation,
     private readonly resolver: TargetResolver,
     private readonly deprecation: DeprecatedApiNotice,
   ) {}
 
-  transform(req: ApiRequest): ResourceApiRequest {
+  settle(req: ApiRequest): ResourceApiRequest {
     const info = req.requestInfo;
     let resolved: ResolvedRequest | undefined;
     let unresolved: unknown;
@@ -92,9 +90,6 @@ export class RequestOptionsPipe implements PipeTransform<ApiRequest, ResourceApi
     }
   }
 }
-
-/** The request of a resource handler, with its options settled by `RequestOptionsPipe`. */
-export const ResourceRequest = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<ApiRequest>());
 
 function parseWriteOptions(req: ApiRequest): RequestWriteOptions | undefined {
   return parseRequestWriteOptions({
