@@ -21,6 +21,21 @@ export interface WakeupSource {
   readonly guardPollIntervalMs?: number;
 }
 
+/**
+ * A follower at the feed's head that is handed the changes as the head passes them: one call
+ * per advance, in order, no wait, timer or promise per change (kube's cacher dispatching to
+ * its watchers). A thousand watches of one kind then cost one loop per write.
+ */
+export interface ChangeSubscriber {
+  /** The changes right after the last ones it was given (after its revision at first), oldest first. */
+  next(changes: readonly Change[]): void;
+  /**
+   * The feed let go of it: it stopped, fell behind compaction and restarted from a newer
+   * revision, or `next` threw (`err`). It is no longer subscribed and reads on by itself.
+   */
+  end(err?: unknown): void;
+}
+
 /** The notifier as the change feed subscribes to it: `subscribe(onWake)`. */
 export const CHANGE_WAKEUPS = Symbol('CHANGE_WAKEUPS');
 
@@ -69,6 +84,7 @@ export class ChangeFeed {
   private readonly notifiedInflight = new Set<bigint>();
   private removeCommitListener: (() => void) | null = null;
   private readonly waiters = new Set<() => void>();
+  private readonly subscribers = new Set<ChangeSubscriber>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private timer: NodeJS.Timeout | null = null;
@@ -116,6 +132,7 @@ export class ChangeFeed {
     if (this.unsubscribe) await this.unsubscribe();
     for (const wake of this.waiters) wake();
     this.waiters.clear();
+    this.endSubscribers();
   }
 
   /** The newest revision this process has read from the log. */
@@ -177,6 +194,7 @@ export class ChangeFeed {
     for (const r of this.pending.keys()) if (r <= this.head) this.pending.delete(r);
     if (taken.length === 0) return;
     this.remember(taken);
+    this.publish(taken);
     this.wakeWaiters();
   }
 
@@ -223,6 +241,7 @@ export class ChangeFeed {
         if (fresh.length > 0) {
           this.remember(fresh);
           this.head = BigInt(fresh[fresh.length - 1].revision);
+          this.publish(fresh);
           this.wakeWaiters();
         }
         this.takePending();
@@ -237,6 +256,8 @@ export class ChangeFeed {
         this.logger.warn(`change feed fell behind compaction; resetting to the current revision`);
         this.window = [];
         this.windowBytes = 0;
+        // Subscribers at the old head would miss what lies between: they read on by themselves (and find their gap).
+        this.endSubscribers();
         this.head = BigInt(await this.store.currentRevision());
         this.takePending();
         // Followers waiting at the old head must look again (and find their gap).
@@ -323,6 +344,41 @@ export class ChangeFeed {
       signal?.addEventListener('abort', abort, { once: true });
       this.waiters.add(wake);
     });
+  }
+
+  /**
+   * Hands `subscriber` every change after `revision` as the head passes it, if `revision` is
+   * the head (a follower that has caught up); returns null otherwise (it reads changesAfter
+   * first). The returned function ends the subscription.
+   */
+  subscribe(revision: string, subscriber: ChangeSubscriber): (() => void) | null {
+    if (this.stopped || revision !== this.head.toString()) return null;
+    this.subscribers.add(subscriber);
+    return () => {
+      this.subscribers.delete(subscriber);
+    };
+  }
+
+  /** How many followers are subscribed (a figure for tests: ended watches leave none). */
+  subscribed(): number {
+    return this.subscribers.size;
+  }
+
+  private publish(changes: readonly Change[]): void {
+    for (const subscriber of this.subscribers) {
+      try {
+        subscriber.next(changes);
+      } catch (err) {
+        this.subscribers.delete(subscriber);
+        subscriber.end(err);
+      }
+    }
+  }
+
+  private endSubscribers(): void {
+    const ended = [...this.subscribers];
+    this.subscribers.clear();
+    for (const subscriber of ended) subscriber.end();
   }
 
   /** How many callers wait for a newer revision (a figure for tests: aborted waits leave none). */

@@ -1,5 +1,6 @@
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
+import { ChangeFeedService } from '../../src/storage/change-feed.service';
 
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const CR = `${RBAC}/clusterroles`;
@@ -161,6 +162,31 @@ describe('watch', () => {
     for (const e of watch.events) {
       expect(e.type).toBe('BOOKMARK');
       expect(e.object.metadata.resourceVersion).toMatch(/^\d+$/);
+    }
+  });
+
+  it('hands every write to many watches at the head once each, in order, and holds nothing of them once they go', async () => {
+    const feed = server.running.app.get(ChangeFeedService);
+    const subscribedBefore = feed.subscribed();
+    const head = (await server.admin.get(`${CR}?limit=1`)).body.metadata.resourceVersion;
+    const watches = await Promise.all(Array.from({ length: 20 }, () => server.admin.stream(`${CR}?watch=1&labelSelector=suite%3Dw-many&resourceVersion=${head}`)));
+    await eventually(() => expect(feed.subscribed()).toBe(subscribedBefore + 20));
+    for (const name of ['many-a', 'many-b', 'many-c']) await server.admin.post(CR, cr(name, { suite: 'w-many' }));
+    for (const watch of watches) expect((await watch.waitFor(3)).map(brief)).toEqual([['ADDED', 'many-a'], ['ADDED', 'many-b'], ['ADDED', 'many-c']]);
+    watches.forEach((watch) => watch.close());
+    await eventually(() => expect(feed.subscribed()).toBe(subscribedBefore));
+    expect(watches.every((watch) => watch.events.length === 3)).toBe(true);
+  });
+
+  it('sends BOOKMARKs between events at the head, each at the revision of the last change it passed', async () => {
+    const watch = await server.admin.stream(`${CR}?watch=1&labelSelector=suite%3Dw-marks&allowWatchBookmarks=true`);
+    const created = await server.admin.post(CR, cr('marked', { suite: 'w-marks' }));
+    await eventually(() => expect(watch.events.filter((e) => e.type === 'BOOKMARK' && BigInt(e.object.metadata.resourceVersion) >= BigInt(created.body.metadata.resourceVersion)).length).toBeGreaterThanOrEqual(1), 5000);
+    watch.close();
+    const added = watch.events.findIndex((e) => e.type === 'ADDED' && e.object.metadata.name === 'marked');
+    expect(added).toBeGreaterThanOrEqual(0);
+    for (const e of watch.events.slice(added + 1).filter((e) => e.type === 'BOOKMARK')) {
+      expect(BigInt(e.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(BigInt(created.body.metadata.resourceVersion));
     }
   });
 

@@ -77,6 +77,20 @@ export class WatchServer {
     const deadline = opts.timeoutSeconds !== undefined ? Date.now() + opts.timeoutSeconds * 1000 : Infinity;
     const bookmarks = opts.allowWatchBookmarks;
     let nextBookmark = Date.now() + this.deps.bookmarkIntervalMs;
+    /** Sends what of `changes` the watch sees; false once the stream is gone (closed, or cut off for not reading). */
+    const deliver = (changes: readonly Change[]): boolean => {
+      for (const change of changes) {
+        cursor = change.revision;
+        if (!inScope(change)) continue;
+        const type = this.eventType(change, opts.predicate);
+        if (type !== null && !stream.sendChange(change, type, this.render)) return false;
+      }
+      return true;
+    };
+    const bookmark = () => {
+      stream.send(this.bookmark(cursor, false));
+      nextBookmark = Date.now() + this.deps.bookmarkIntervalMs;
+    };
     while (!stream.closed) {
       let changes: Change[];
       try {
@@ -86,25 +100,83 @@ export class WatchServer {
         stream.send({ type: 'ERROR', object: tooOldStatus(cursor) });
         return;
       }
-      for (const change of changes) {
-        cursor = change.revision;
-        if (!inScope(change)) continue;
-        const type = this.eventType(change, opts.predicate);
-        if (type !== null && !stream.sendChange(change, type, this.render)) return;
-      }
-      // A full batch may have more behind it; a shorter one reached the head, so the wait
-      // comes next (it returns at once if the head moved meanwhile).
+      if (!deliver(changes)) return;
+      // A full batch may have more behind it; a shorter one reached the head (or nearly).
       if (changes.length === WATCH_BATCH) continue;
       const now = Date.now();
       if (now >= deadline) return;
-      if (bookmarks && now >= nextBookmark) {
-        stream.send(this.bookmark(cursor, false));
-        nextBookmark = now + this.deps.bookmarkIntervalMs;
+      if (bookmarks && now >= nextBookmark) bookmark();
+      // At the head: the feed hands each change over as it arrives, until the watch ends or
+      // the feed lets go (then the loop reads on by itself).
+      const live = this.followLive(stream, cursor, deliver, deadline, bookmarks ? { next: () => nextBookmark, send: bookmark } : undefined);
+      if (live) {
+        if ((await live) === 'ended') return;
+        continue;
       }
+      // Not at the head: behind it, the next read has changes; past it (a revision the store
+      // gave before the feed had it), the wait ends when the head passes it.
+      if (BigInt(cursor) < BigInt(feed.headRevision())) continue;
       const wait = Math.min(deadline, bookmarks ? nextBookmark : Infinity, now + WATCH_IDLE_WAKE_MS) - now;
       // The stream's signal ends the wait the moment the client goes.
       await feed.waitForNewer(cursor, Math.max(wait, 1), stream.signal);
     }
+  }
+
+  /**
+   * The watch at the feed's head, subscribed: each change is delivered in the feed's own loop
+   * as the head passes it, bookmarks and the deadline run on one timer each. Resolves 'ended'
+   * when the watch is over (stream gone, deadline), 'resumed' when the feed let go of it;
+   * null when `cursor` is not the head (nothing subscribed).
+   */
+  private followLive(
+    stream: WatchStream,
+    cursor: string,
+    deliver: (changes: readonly Change[]) => boolean,
+    deadline: number,
+    bookmarks?: { next(): number; send(): void },
+  ): Promise<'ended' | 'resumed'> | null {
+    let settle!: { resolve(how: 'ended' | 'resumed'): void; reject(err: unknown): void };
+    const outcome = new Promise<'ended' | 'resumed'>((resolve, reject) => (settle = { resolve, reject }));
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    let bookmarkTimer: NodeJS.Timeout | undefined;
+    let unsubscribe: (() => void) | null = null;
+    let done = false;
+    const finish = (how: 'ended' | 'resumed', err?: unknown) => {
+      if (done) return;
+      done = true;
+      unsubscribe?.();
+      clearTimeout(deadlineTimer);
+      clearTimeout(bookmarkTimer);
+      stream.signal.removeEventListener('abort', onClose);
+      if (err === undefined) settle.resolve(how);
+      else settle.reject(err);
+    };
+    const onClose = () => finish('ended');
+    unsubscribe = this.deps.feed.subscribe(cursor, {
+      next: (changes) => {
+        if (!deliver(changes)) finish('ended');
+      },
+      // A delivery that threw fails the watch as it would have in the loop.
+      end: (err) => finish('resumed', err),
+    });
+    if (!unsubscribe) return null;
+    if (stream.closed) {
+      finish('ended');
+      return outcome;
+    }
+    stream.signal.addEventListener('abort', onClose, { once: true });
+    if (deadline !== Infinity) deadlineTimer = setTimeout(() => finish('ended'), Math.max(deadline - Date.now(), 1));
+    if (bookmarks) {
+      const schedule = () => {
+        bookmarkTimer = setTimeout(() => {
+          if (done) return;
+          bookmarks.send();
+          schedule();
+        }, Math.max(bookmarks.next() - Date.now(), 1));
+      };
+      schedule();
+    }
+    return outcome;
   }
 
   /** Synthetic ADDED events for the current state, paged; returns the snapshot revision. */

@@ -145,4 +145,70 @@ describe('ChangeFeed', () => {
       await slow.stop();
     }
   });
+
+  describe('subscriptions', () => {
+    /** A subscriber that records what it is handed. */
+    const recorder = () => {
+      const got: string[][] = [];
+      const ended: unknown[] = [];
+      return { got, ended, subscriber: { next: (changes: readonly { revision: string }[]) => got.push(changes.map((c) => c.revision)), end: (err?: unknown) => ended.push(err ?? 'ended') } };
+    };
+
+    it('hands a subscriber at the head every later change once, in order, as the head passes it', async () => {
+      const r = recorder();
+      const unsubscribe = feed.subscribe(feed.headRevision(), r.subscriber);
+      expect(unsubscribe).not.toBeNull();
+      await store.create(key('a'), obj('a'));
+      await store.create(key('b'), obj('b'));
+      await feed.poke();
+      await store.update(key('a'), obj('a', 1));
+      await feed.poke();
+      // batchSize 2: the first read took two changes, the second one.
+      expect(r.got).toEqual([['2', '3'], ['4']]);
+      unsubscribe!();
+      expect(feed.subscribed()).toBe(0);
+      await store.create(key('c'), obj('c'));
+      await feed.poke();
+      expect(r.got).toEqual([['2', '3'], ['4']]);
+      expect(r.ended).toEqual([]);
+    });
+
+    it('does not subscribe a follower that is not at the head: it reads the changes it lacks first', async () => {
+      await store.create(key('a'), obj('a'));
+      await feed.poke();
+      expect(feed.subscribe('1', recorder().subscriber)).toBeNull();
+      expect(feed.subscribe('7', recorder().subscriber)).toBeNull();
+      expect(feed.subscribed()).toBe(0);
+    });
+
+    it('drops a subscriber whose delivery throws, telling it why, and goes on with the others', async () => {
+      const failing = { next: () => { throw new Error('socket gone'); }, end: jest.fn() };
+      const r = recorder();
+      feed.subscribe(feed.headRevision(), failing);
+      feed.subscribe(feed.headRevision(), r.subscriber);
+      await store.create(key('a'), obj('a'));
+      await feed.poke();
+      expect(failing.end).toHaveBeenCalledWith(new Error('socket gone'));
+      expect(r.got).toEqual([['2']]);
+      expect(feed.subscribed()).toBe(1);
+    });
+
+    it('lets go of its subscribers when it falls behind compaction and resets, and when it stops', async () => {
+      const slow = new ChangeFeed(store, null, { pollIntervalMs: 60_000 });
+      await slow.start();
+      const r = recorder();
+      slow.subscribe(slow.headRevision(), r.subscriber);
+      await store.create(key('a'), obj('a'));
+      await store.compact();
+      await slow.poke();
+      expect(r.ended).toEqual(['ended']);
+      expect(r.got).toEqual([]);
+      expect(slow.subscribed()).toBe(0);
+      const late = recorder();
+      slow.subscribe(slow.headRevision(), late.subscriber);
+      await slow.stop();
+      expect(late.ended).toEqual(['ended']);
+      expect(slow.subscribe(slow.headRevision(), recorder().subscriber)).toBeNull();
+    });
+  });
 });

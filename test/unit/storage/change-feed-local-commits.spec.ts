@@ -172,6 +172,19 @@ describe('ChangeFeed with the store handing it local commits', () => {
     expect(feed.headRevision()).toBe('1');
   });
 
+  it('hands a local commit to subscribers as it commits, before the write returns, and a change held past a gap only once the gap fills', async () => {
+    const got: string[] = [];
+    feed.subscribe(feed.headRevision(), { next: (changes) => got.push(...revisionsOf([...changes])), end: () => undefined });
+    const first = await w.committedLocally('a');
+    const second = await w.committedLocally('b');
+    w.listener!.committing(first.revision);
+    w.listener!.committed(second);
+    expect(got).toEqual([]);
+    w.listener!.committed(first);
+    expect(got).toEqual(['2', '3']);
+    expect(w.logReads).toBe(0);
+  });
+
   it('wakes followers waiting for a newer revision when a local commit arrives', async () => {
     const waiting = feed.waitForNewer('1', 5000);
     const change = await w.committedLocally('a');
