@@ -122,9 +122,14 @@ export class WatchStream {
   }
 
   private queue(bytes: Buffer): void {
+    if (this.metricLabels) recordWatchEvent(this.metricLabels, bytes.length);
+    // Nothing waiting and the socket taking more (nearly always): straight to the socket.
+    if (!this.draining && this.backlog.length === 0 && bytes.length <= WRITE_SLICE_BYTES) {
+      if (!this.res.write(bytes)) this.draining = true;
+      return;
+    }
     this.backlog.push(bytes);
     this.backlogBytes += bytes.length;
-    if (this.metricLabels) recordWatchEvent(this.metricLabels, bytes.length);
     if (!this.draining) this.flush();
   }
 
