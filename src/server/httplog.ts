@@ -28,9 +28,9 @@ function sourceOf(req: Request): string {
  */
 export function httpLog(logger: KubeLogger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
     const auditId = assignAuditId(req, res);
     if (logger.enabled(HTTPLOG_VERBOSITY)) {
+      const started = process.hrtime.bigint();
       let logged = false;
       // 'finish' when the answer was handed over, 'close' when the connection went first.
       const log = () => {
