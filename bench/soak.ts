@@ -10,8 +10,8 @@ import type { ProbeFigures } from './process-probe';
  * Memory under writes, in a server child process on a new embedded data directory (so nothing
  * of the benchmark is counted), its heap and RSS read after garbage collection:
  * - `npm run bench -- soak`: SOAK_WRITES writes (default 100,000) cycling over a pool of Roles,
- *   each worker creating, updating and deleting its own keys in turn; heap and RSS at the start,
- *   the middle and the end must not grow from the middle on (past every warm-up and the fill of
+ *   each worker creating, updating and deleting its own keys in turn; heap and RSS at the start
+ *   and after each quarter must not grow from the middle on (past every warm-up and the fill of
  *   the change window, kept small for that);
  * - part of `-- memory`: RSS and heap after ROLE_BINDINGS RoleBindings (default 20,000; target
  *   at most 320 MiB on the embedded store).
@@ -92,16 +92,27 @@ export async function runSoakBench(): Promise<void> {
           `change window ${(SOAK_WINDOW_BYTES / 1048576).toFixed(0)} MiB):`,
       );
       console.log(`  start: ${mib(start)}`);
-      const half = Math.floor(SOAK_WRITES / 2 / (3 * KEYS_PER_WORKER * CONCURRENCY)) * 3 * KEYS_PER_WORKER * CONCURRENCY;
+      // Four quarters, each a whole number of create/update/delete passes, probed after each:
+      // growth that levels off shows in the last quarter being smaller than the third.
+      const pass = 3 * KEYS_PER_WORKER * CONCURRENCY;
+      const quarter = Math.floor(SOAK_WRITES / 4 / pass) * pass;
+      const probes = [start];
       const started = performance.now();
-      await cycleWrites(client, 0, half);
-      const middle = await server.probe();
-      console.log(`  middle (${half} writes, ${(half / ((performance.now() - started) / 1000)).toFixed(0)} writes/s): ${mib(middle)}`);
-      await cycleWrites(client, half / CONCURRENCY, SOAK_WRITES - half);
-      const end = await server.probe();
-      console.log(`  end (${SOAK_WRITES} writes in ${((performance.now() - started) / 1000).toFixed(0)} s): ${mib(end)}`);
+      let written = 0;
+      for (let q = 1; q <= 4; q++) {
+        const writes = q < 4 ? quarter : SOAK_WRITES - written;
+        await cycleWrites(client, written / CONCURRENCY, writes);
+        written += writes;
+        const probe = await server.probe();
+        probes.push(probe);
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`  after ${written} writes (${(written / seconds).toFixed(0)} writes/s): ${mib(probe)}`);
+      }
+      const [, , middle, third, end] = probes;
       console.log(
-        `  growth middle -> end: heap ${(end.heapMiB - middle.heapMiB).toFixed(1)} MiB, RSS ${(end.rssMiB - middle.rssMiB).toFixed(0)} MiB; start -> end: heap ${(end.heapMiB - start.heapMiB).toFixed(1)} MiB, RSS ${(end.rssMiB - start.rssMiB).toFixed(0)} MiB`,
+        `  growth middle -> end: heap ${(end.heapMiB - middle.heapMiB).toFixed(1)} MiB, RSS ${(end.rssMiB - middle.rssMiB).toFixed(0)} MiB` +
+          ` (third quarter ${(third.rssMiB - middle.rssMiB).toFixed(0)}, last ${(end.rssMiB - third.rssMiB).toFixed(0)});` +
+          ` start -> end: heap ${(end.heapMiB - start.heapMiB).toFixed(1)} MiB, RSS ${(end.rssMiB - start.rssMiB).toFixed(0)} MiB`,
       );
     } finally {
       client.close();
