@@ -14,15 +14,15 @@ import { RequestAuthorization } from '../authorization/request-authorization';
  * The stages every request passes before routing, in order: its audit ID, what the request
  * is, its metrics (recorded when it ends), who sends it, its audit level (for that caller, as
  * kube evaluates the policy before impersonation), as whom it acts, then (only for them) its
- * body. One Nest middleware runs them, so the router matches one layer instead of four on
- * every request. A stage that throws ends the request (the Status filter renders the error);
+ * body. One express middleware runs them (`asMiddleware`, the application's only one), so the
+ * router matches one layer instead of several on every request. A stage that throws ends the request (the Status filter renders the error);
  * each stage continues by calling its `next`. A resource request is then authorized and
  * served by the resource route table; anything else goes on to the routed endpoints
  * (discovery, health, metrics, ...), whose guard authorizes it.
  */
 @Injectable()
 export class RequestPipelineMiddleware implements NestMiddleware {
-  private stages: NestMiddleware[];
+  private readonly stages: NestMiddleware[];
 
   constructor(
     info: RequestInfoMiddleware,
@@ -43,11 +43,15 @@ export class RequestPipelineMiddleware implements NestMiddleware {
    * One express layer: each further one would cost every request a match and closures.
    */
   asMiddleware(...first: Array<(req: ApiRequest, res: Response, next: NextFunction) => void>): (req: ApiRequest, res: Response, next: NextFunction) => Promise<void> {
-    this.stages = [...first.map((use) => ({ use })), ...this.stages];
-    return (req, res, next) => this.use(req, res, next);
+    const stages = [...first.map((use) => ({ use })), ...this.stages];
+    return (req, res, next) => this.run(stages, req, res, next);
   }
 
-  async use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
+  use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
+    return this.run(this.stages, req, res, next);
+  }
+
+  private async run(stages: readonly NestMiddleware[], req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
     // One continuation for all stages of the request, and only stages that work
     // asynchronously are awaited: the pipeline runs on every request.
     let continued = false;
@@ -56,7 +60,7 @@ export class RequestPipelineMiddleware implements NestMiddleware {
       continued = true;
       failure = err;
     };
-    for (const stage of this.stages) {
+    for (const stage of stages) {
       continued = false;
       const pending: unknown = stage.use(req, res, proceed);
       if (pending instanceof Promise) await pending;
