@@ -75,12 +75,12 @@ export function resourceLabel(group: string, plural: string): string {
 const embeddedCalls = metricsCatalog.histogram({
   stabilityLevel: 'ALPHA',
   name: 'apiserver_storage_embedded_call_duration_seconds',
-  help: 'Time each call into the embedded store engine held the event loop (statements run synchronously in this process, an fsync included), in seconds.',
+  help: 'Time each call into the embedded store engine took in the engine\'s own thread (statements run synchronously there, an fsync included), in seconds.',
   labelNames: [],
   buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
 });
 
-/** One synchronous call into the embedded engine and how long it held the event loop. */
+/** One synchronous call into the embedded engine (in its thread) and how long it took. */
 export function recordEmbeddedCall(seconds: number): void {
   embeddedCalls.observe(seconds);
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { PGlite } from '@electric-sql/pglite';
 import { Client, ClientConfig } from 'pg';
+import type { EmbeddedEngine } from './embedded-engine';
 
 /** The channel every write NOTIFYs in its transaction (delivered on commit); the payload is the revision. */
 export const CHANGES_CHANNEL = 'kv_changes';
@@ -93,7 +93,7 @@ export class PGliteChangeNotifier implements ChangeNotifier {
   private readonly listeners = new Set<Unlisten>();
 
   constructor(
-    private readonly db: PGlite,
+    private readonly db: EmbeddedEngine,
     private readonly exclusive: <T>(fn: () => Promise<T>) => Promise<T>,
   ) {}
 

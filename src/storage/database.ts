@@ -8,7 +8,8 @@ import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
-import { startPGlite, syncPath } from './pglite-loader';
+import { EngineThread } from './embedded-engine';
+import { syncPath } from './pglite-loader';
 import { pgliteSession, poolSession, SqlSession } from './sql-session';
 
 export interface DatabaseSettings {
@@ -152,23 +153,23 @@ const logger = new Logger('EmbeddedStore');
  */
 async function startNewPGlite(dir: string, settings: DatabaseSettings, durable: boolean) {
   const engine = { durable, sharedBuffersBytes: settings.sharedBuffersBytes };
-  if (settings.template === false) return startPGlite(dir, engine);
+  if (settings.template === false) return EngineThread.start(dir, engine);
   const templateDir = settings.template ?? BUILT_TEMPLATE_DIR;
   const template = usableTemplate(templateDir);
   if ('unusable' in template) {
     logger.warn(`new data directory made by initdb: ${template.unusable}`);
-    return startPGlite(dir, engine);
+    return EngineThread.start(dir, engine);
   }
   try {
     seedFromTemplate(template, dir);
-    const pglite = await startPGlite(dir, engine);
+    const pglite = await EngineThread.start(dir, engine);
     logger.log(`new data directory copied from the template in ${templateDir} (PGlite ${template.manifest.pgliteVersion})`);
     return pglite;
   } catch (err) {
     // What a failed copy left behind is removed before initdb starts over in the same directory.
     logger.warn(`new data directory made by initdb: the template in ${templateDir} did not start: ${(err as Error).message}`);
     for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
-    return startPGlite(dir, engine);
+    return EngineThread.start(dir, engine);
   }
 }
 
@@ -181,7 +182,7 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     const fresh = isEmptyDir(dir);
     const durable = settings.fsync !== false;
     mkdirSync(dir, { recursive: true });
-    const pglite = fresh ? await startNewPGlite(dir, settings, durable) : await startPGlite(dir, { durable, sharedBuffersBytes: settings.sharedBuffersBytes });
+    const pglite = fresh ? await startNewPGlite(dir, settings, durable) : await EngineThread.start(dir, { durable, sharedBuffersBytes: settings.sharedBuffersBytes });
     // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
     // it ran are synced once here, with the directory entries that lead to them.
     if (fresh && durable) syncTree(dir, settings.dataDir);

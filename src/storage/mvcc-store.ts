@@ -340,7 +340,7 @@ export class MvccStore implements ObjectStore {
         if (removedRows > 0 && this.vacuumAfterCompaction) await this.vacuum();
         return { removedRows, compactedRevision: step.compactedRevision };
       }
-      // Requests run between steps (on the embedded engine a statement holds the event loop).
+      // Requests run between steps (each step holds the store: on the embedded engine its one session).
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
-import type { PGlite, Results } from '@electric-sql/pglite';
+import { EmbeddedEngine, EngineResults, PGliteDatabaseError } from './embedded-engine';
 import { SessionMutex, Unlock } from './session-mutex';
 
 /**
  * A stand-in for the `pg` module, for TypeORM's postgres driver (`driver` option), backed
- * by PGlite.
+ * by the embedded engine (PGlite).
  *
  * PGlite has one session, so the pool hands out its one client to one holder at a time:
  * a query runner holds the session from connect() to release(), which keeps each
@@ -33,31 +33,7 @@ export function commandOf(sql: string): string {
   return m ? m[1].toUpperCase() : '';
 }
 
-/** A server error with `pg`'s fields (code, detail, constraint, ...), created in the caller's realm. */
-export class PGliteDatabaseError extends Error {
-  code?: string;
-  severity?: string;
-  detail?: string;
-  hint?: string;
-  position?: string;
-  schema?: string;
-  table?: string;
-  column?: string;
-  constraint?: string;
-  routine?: string;
-
-  static from(err: unknown): Error {
-    if (!err || typeof err !== 'object' || !('message' in err)) return new Error(String(err));
-    const source = err as Record<string, unknown>;
-    const copy = new PGliteDatabaseError(String(source.message));
-    for (const field of ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const) {
-      if (typeof source[field] === 'string') copy[field] = source[field] as string;
-    }
-    return copy;
-  }
-}
-
-function toPgResult(sql: string, result: Results | undefined): PgQueryResult {
+function toPgResult(sql: string, result: EngineResults | undefined): PgQueryResult {
   const fields = (result?.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
   const dateFields = fields.filter((f) => DATE_OIDS.has(f.dataTypeID)).map((f) => f.name);
   // Fresh row objects (and Dates): PGlite may live in another realm than the caller.
@@ -74,7 +50,7 @@ function toPgResult(sql: string, result: Results | undefined): PgQueryResult {
 
 /** The one client: a `pg.Client` look-alike over the PGlite session. */
 class PGliteClient extends EventEmitter {
-  constructor(private readonly db: PGlite) {
+  constructor(private readonly db: EmbeddedEngine) {
     super();
   }
 
@@ -107,7 +83,7 @@ export interface PGliteDriver {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export function createPGliteDriver(db: PGlite): PGliteDriver {
+export function createPGliteDriver(db: EmbeddedEngine): PGliteDriver {
   const mutex = new SessionMutex();
   const client = new PGliteClient(db);
 

@@ -6,7 +6,6 @@ import type * as PGliteModule from '@electric-sql/pglite';
 import type { PGlite } from '@electric-sql/pglite';
 // Types by file path: this project's module resolution does not read package subpath exports.
 import type * as NodeFSModule from '@electric-sql/pglite/dist/fs/nodefs';
-import { recordEmbeddedCall } from '../metrics/storage-metrics';
 
 /**
  * Loads PGlite through Node's own module loader.
@@ -101,14 +100,22 @@ export interface PGliteSettings {
 /** The embedded server's shared_buffers unless told otherwise: enough for this store's working set. */
 export const DEFAULT_SHARED_BUFFERS_BYTES = 16 * 1024 * 1024;
 
+export interface PGliteHooks {
+  /** Told how long each synchronous call into the engine took (an fsync included), in seconds. */
+  onEngineCall?(seconds: number): void;
+  /** json and jsonb values as their text (for a caller in another thread), parsed otherwise. */
+  jsonAsText?: boolean;
+}
+
 /**
- * Starts PGlite in `dir` (in memory without one).
+ * Starts PGlite in `dir` (in memory without one), in this thread.
  *
  * Values come back as `pg` returns them: int8 and numeric as strings. json/jsonb are
  * parsed here, in the caller's realm, so objects behave normally under a sandbox.
  */
-export async function startPGlite(dir: string | undefined, settings: PGliteSettings): Promise<PGlite> {
+export async function startPGlite(dir: string | undefined, settings: PGliteSettings, hooks: PGliteHooks = {}): Promise<PGlite> {
   const { PGlite } = pgliteModule();
+  const json = hooks.jsonAsText ? asText : parseJson;
   const durable = settings.durable && dir !== undefined;
   // A new directory is made by initdb in a worker thread that then ends: initdb's own WASM
   // instance and its copy of the engine's heap (together ~250 MiB here) would otherwise stay
@@ -117,18 +124,18 @@ export async function startPGlite(dir: string | undefined, settings: PGliteSetti
   const db = new PGlite({
     ...(durable ? { fs: durableNodeFS(dir) } : { dataDir: dir }),
     startParams: startParams(PGlite.defaultStartParams, durable, settings.sharedBuffersBytes ?? DEFAULT_SHARED_BUFFERS_BYTES),
-    parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: parseJson, [OID.jsonb]: parseJson },
+    parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: json, [OID.jsonb]: json },
   });
   await db.waitReady;
-  timeEngineCalls(db);
+  if (hooks.onEngineCall) timeEngineCalls(db, hooks.onEngineCall);
   return db;
 }
 
 /**
- * Every statement (and the commit's fsync) runs synchronously in PGlite's WASM engine on the
- * event loop: each call's duration goes to a histogram, so long holds are visible on /metrics.
+ * Every statement (and the commit's fsync) runs synchronously in PGlite's WASM engine: each
+ * call's duration is reported, so long ones are visible on /metrics.
  */
-function timeEngineCalls(db: PGlite): void {
+function timeEngineCalls(db: PGlite, onEngineCall: (seconds: number) => void): void {
   const engine = db as unknown as { execProtocolRawSync?(message: Uint8Array): Uint8Array };
   if (typeof engine.execProtocolRawSync !== 'function') return; // another PGlite version: not timed
   const call = engine.execProtocolRawSync.bind(db);
@@ -137,7 +144,7 @@ function timeEngineCalls(db: PGlite): void {
     try {
       return call(message);
     } finally {
-      recordEmbeddedCall((performance.now() - started) / 1000);
+      onEngineCall((performance.now() - started) / 1000);
     }
   };
 }

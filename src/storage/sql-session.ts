@@ -1,7 +1,6 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { PGliteDatabaseError } from './pglite-driver';
+import { EmbeddedEngine, EngineStatements, PGliteDatabaseError } from './embedded-engine';
 
 /** Runs one statement and answers its rows as the driver made them (no copies). */
 export type SqlQuery = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -51,7 +50,7 @@ function isEngineError(err: Error): boolean {
 }
 
 /** PGlite: statements while holding its one session, errors with `pg`'s fields. */
-export function pgliteSession(db: PGlite, exclusive: <T>(fn: () => Promise<T>) => Promise<T>): SqlSession {
+export function pgliteSession(db: EmbeddedEngine, exclusive: <T>(fn: () => Promise<T>) => Promise<T>): SqlSession {
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -63,7 +62,7 @@ export function pgliteSession(db: PGlite, exclusive: <T>(fn: () => Promise<T>) =
   return {
     query: <T>(sql: string, params?: unknown[]) => exclusive(() => run(async () => (await db.query<T>(sql, params)).rows)),
     transaction: <T>(fn: (query: SqlQuery) => Promise<T>) =>
-      exclusive(() => run(() => db.transaction((tx: Transaction) => fn(async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows)))),
+      exclusive(() => run(() => db.transaction((tx: EngineStatements) => fn(async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows)))),
   };
 }
 

@@ -1,0 +1,85 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PGlite, Results } from '@electric-sql/pglite';
+import { startPGlite } from './pglite-loader';
+import type { EngineReply, EngineRequest, EngineThreadData, EngineErrorFields, EngineResults } from './embedded-engine';
+
+/**
+ * The embedded store engine's thread: PGlite runs here, so its statements (and each commit's
+ * fsync) never hold the server's event loop. It answers the requests of `EmbeddedEngine` in the
+ * order they come, one at a time, as PGlite's one session would.
+ */
+const port = parentPort;
+if (!port) throw new Error('the embedded engine runs in a worker thread');
+const data = workerData as EngineThreadData;
+
+/** How long each synchronous call into the engine took, since the last reply carried them. */
+let calls: number[] = [];
+const listening = new Map<number, () => Promise<void>>();
+
+const ERROR_FIELDS = ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const;
+
+function errorFields(err: unknown): EngineErrorFields {
+  if (!err || typeof err !== 'object') return { message: String(err) };
+  const source = err as Record<string, unknown>;
+  const fields: EngineErrorFields = { message: String(source.message ?? err) };
+  for (const name of ERROR_FIELDS) if (typeof source[name] === 'string') fields[name] = source[name] as string;
+  return fields;
+}
+
+/** Only what the other side reads: PGlite's results also carry getters and blobs. */
+function plain(result: Results): EngineResults {
+  return { rows: result.rows as Record<string, unknown>[], fields: result.fields, affectedRows: result.affectedRows };
+}
+
+async function answer(db: PGlite, request: EngineRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'query':
+      return plain(await db.query(request.sql, request.params));
+    case 'exec':
+      return (await db.exec(request.sql)).map(plain);
+    case 'listen': {
+      const id = request.listener;
+      // PGlite calls back while it runs a statement: the notification is posted before that statement's reply.
+      const stop = await db.listen(request.channel, (payload) => port!.postMessage({ notify: id, payload } satisfies EngineReply));
+      listening.set(id, stop);
+      return undefined;
+    }
+    case 'unlisten': {
+      const stop = listening.get(request.listener);
+      listening.delete(request.listener);
+      await stop?.();
+      return undefined;
+    }
+    case 'close':
+      await db.close();
+      return undefined;
+  }
+}
+
+async function serve(): Promise<void> {
+  let db: PGlite;
+  try {
+    db = await startPGlite(data.dir, data.settings, { onEngineCall: (seconds) => calls.push(seconds), jsonAsText: true });
+  } catch (err) {
+    port!.postMessage({ started: false, error: errorFields(err) } satisfies EngineReply);
+    return;
+  }
+  port!.postMessage({ started: true } satisfies EngineReply);
+
+  // One request at a time, in order: the session is PGlite's only one.
+  let queue = Promise.resolve();
+  port!.on('message', (request: EngineRequest) => {
+    queue = queue.then(async () => {
+      let reply: EngineReply;
+      try {
+        reply = { id: request.id, result: await answer(db, request), inTransaction: !db.closed && db.isInTransaction(), calls };
+      } catch (err) {
+        reply = { id: request.id, error: errorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls };
+      }
+      calls = [];
+      port!.postMessage(reply);
+    });
+  });
+}
+
+void serve();
