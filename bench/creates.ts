@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ServerOptions } from '../src/config/options';
 import { BenchClient } from './client';
 import { startCreateFloor } from './create-floor';
@@ -24,12 +25,17 @@ export interface CreateBenchEngine {
 interface Round {
   perSecond: number;
   cpuMsPerCreate: number;
+  /** How late the event loop's timers ran during the round (ms): how long something held it. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function measure(total: number, create: (i: number) => Promise<void>): Promise<Round> {
   let next = 0;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -39,7 +45,13 @@ async function measure(total: number, create: (i: number) => Promise<void>): Pro
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const used = process.cpuUsage(cpu);
-  return { perSecond: total / seconds, cpuMsPerCreate: (used.user + used.system) / 1000 / total };
+  loop.disable();
+  return {
+    perSecond: total / seconds,
+    cpuMsPerCreate: (used.user + used.system) / 1000 / total,
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    loopDelayMaxMs: loop.max / 1e6,
+  };
 }
 
 export async function runCreatesBench(engines: CreateBenchEngine[]): Promise<void> {
@@ -73,8 +85,7 @@ export async function runCreatesBench(engines: CreateBenchEngine[]): Promise<voi
       await measure(Math.min(300, total), createFloor);
       await measure(Math.min(300, total), createOurs);
       const results: Array<{ floor: Round; ours: Round }> = [];
-      // The embedded engine's calls during the server's rounds (the floor's engine shares the
-      // histogram, so its rounds are left out): how long a store call held the event loop.
+      // The embedded engine's calls during the server's rounds, timed in the engine's thread.
       const engineCalls: EngineCalls[] = [];
       const measureOurs = async () => {
         const before = await engineCallBuckets(metricsRegistry);
@@ -109,6 +120,9 @@ export async function runCreatesBench(engines: CreateBenchEngine[]): Promise<voi
         { count: 0, longestUpToMs: 0, overMs: {} } as EngineCalls,
       );
       if (!engine.url) console.log(`creates (${engine.label}): ${describeEngineCalls(calls, `in the server's ${rounds} rounds`)}`);
+      const loopDelay = (side: 'floor' | 'ours') =>
+        `p99 ${median(results.map((r) => r[side].loopDelayP99Ms)).toFixed(1)} ms, longest ${Math.max(...results.map((r) => r[side].loopDelayMaxMs)).toFixed(1)} ms`;
+      console.log(`creates (${engine.label}): event loop delay (bench process) during the server's rounds ${loopDelay('ours')}; during the floor's ${loopDelay('floor')}`);
     } finally {
       floorClient.close();
       await floor.close();

@@ -2,9 +2,9 @@ import type { Registry } from 'prom-client';
 
 /**
  * Calls into the embedded store engine, from the server's own histogram
- * (apiserver_storage_embedded_call_duration_seconds): each runs synchronously on the event
- * loop, so the longest is how long the store held it. Snapshots are cumulative counts per
- * bucket bound; two of them give what happened between.
+ * (apiserver_storage_embedded_call_duration_seconds): each runs synchronously in the engine's
+ * own thread, so the longest is how long the store held its one session. Snapshots are
+ * cumulative counts per bucket bound; two of them give what happened between.
  */
 export type EngineCallBuckets = Map<number, number>;
 

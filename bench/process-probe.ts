@@ -6,8 +6,8 @@ import { EngineCallBuckets, engineCallBuckets, EngineCalls, engineCallsBetween }
  * Preloaded (`node --expose-gc -r process-probe.js ...`) into the processes of the process
  * benchmarks: on SIGUSR2 it collects garbage and writes to $BENCH_PROBE_FILE what the process
  * holds: the JavaScript files loaded, Node's built-in modules loaded, heap and RSS, and the
- * calls into the embedded store engine since SIGWINCH (each runs synchronously on the event
- * loop; the server's own histogram, apiserver_storage_embedded_call_duration_seconds, times them).
+ * calls into the embedded store engine since SIGWINCH (each runs synchronously in the engine's
+ * thread; the server's own histogram, apiserver_storage_embedded_call_duration_seconds, times them).
  */
 export interface ProbeFigures {
   /** Files in the CommonJS module cache: what the process loaded of its own and its dependencies. */

@@ -1,6 +1,7 @@
+import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { recordEmbeddedCall } from '../metrics/storage-metrics';
+import { recordEmbeddedCall, recordEmbeddedFsync } from '../metrics/storage-metrics';
 import type { PGliteSettings } from './pglite-loader';
 
 /** A statement's outcome as PGlite gives it: json columns parsed, int8 and numeric as strings. */
@@ -69,11 +70,16 @@ export type EngineRequest = EngineCall & { id: number };
 
 export type EngineErrorFields = { message: string } & Partial<Record<'code' | 'severity' | 'detail' | 'hint' | 'position' | 'schema' | 'table' | 'column' | 'constraint' | 'routine', string>>;
 
+export interface EngineFsync {
+  file: 'wal' | 'data';
+  seconds: number;
+}
+
 export type EngineReply =
   | { started: true }
   | { started: false; error: EngineErrorFields }
   | { notify: number; payload: string }
-  | ({ id: number; inTransaction: boolean; calls: number[] } & ({ result: unknown } | { error: EngineErrorFields }));
+  | ({ id: number; inTransaction: boolean; calls: number[]; fsyncs: EngineFsync[] } & ({ result: unknown } | { error: EngineErrorFields }));
 
 const JSON_OIDS = new Set([114, 3802]);
 
@@ -90,20 +96,44 @@ function parseJsonColumns<T>(result: EngineResults<T>): EngineResults<T> {
   return result;
 }
 
-/** The thread's module: built JavaScript beside this file, or compiled as it loads when running from the TypeScript sources (the tests). */
+/**
+ * The thread's module: the built JavaScript beside this file, or, when running from the
+ * TypeScript sources (the tests), the sources compiled as the thread loads them. Compiled
+ * modules are kept in the temporary directory by their contents, so only the first thread
+ * after a change loads the compiler (a third of a second).
+ */
 function spawnEngineThread(data: EngineThreadData): Worker {
   if (extname(__filename) !== '.ts') return new Worker(join(__dirname, 'embedded-engine.worker.js'), { workerData: data });
   const loader = `
-    const { workerData } = require('node:worker_threads');
-    const { readFileSync } = require('node:fs');
-    const ts = require(workerData.typescript);
+    const { workerData, threadId } = require('node:worker_threads');
+    const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+    const { createHash } = require('node:crypto');
+    const { join } = require('node:path');
+    let ts;
     require.extensions['.ts'] = (module, filename) => {
-      const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
-      module._compile(ts.transpileModule(readFileSync(filename, 'utf8'), { fileName: filename, compilerOptions: options }).outputText, filename);
+      const source = readFileSync(filename, 'utf8');
+      const compiled = join(workerData.compiledDir, createHash('sha256').update(filename).update(source).digest('hex') + '.js');
+      let code;
+      try {
+        code = readFileSync(compiled, 'utf8');
+      } catch {
+        ts ??= require(workerData.typescript);
+        const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
+        code = ts.transpileModule(source, { fileName: filename, compilerOptions: options }).outputText;
+        mkdirSync(workerData.compiledDir, { recursive: true });
+        writeFileSync(compiled + '.' + process.pid + '.' + threadId, code);
+        renameSync(compiled + '.' + process.pid + '.' + threadId, compiled);
+      }
+      module._compile(code, filename);
     };
     require(workerData.entry);
   `;
-  return new Worker(loader, { eval: true, workerData: { ...data, typescript: require.resolve('typescript'), entry: join(__dirname, 'embedded-engine.worker.ts') } });
+  const sources = {
+    typescript: require.resolve('typescript'),
+    entry: join(__dirname, 'embedded-engine.worker.ts'),
+    compiledDir: join(tmpdir(), 'platform-authz-engine-thread'),
+  };
+  return new Worker(loader, { eval: true, workerData: { ...data, ...sources } });
 }
 
 interface Pending {
@@ -233,6 +263,7 @@ export class EngineThread implements EmbeddedEngine {
     }
     if (!('id' in reply)) return;
     for (const seconds of reply.calls) recordEmbeddedCall(seconds);
+    for (const { file, seconds } of reply.fsyncs) recordEmbeddedFsync(file, seconds);
     this.inTransaction = reply.inTransaction;
     const pending = this.pending.get(reply.id);
     if (!pending) return;

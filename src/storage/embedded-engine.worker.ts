@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Results } from '@electric-sql/pglite';
 import { startPGlite } from './pglite-loader';
-import type { EngineReply, EngineRequest, EngineThreadData, EngineErrorFields, EngineResults } from './embedded-engine';
+import type { EngineErrorFields, EngineFsync, EngineReply, EngineRequest, EngineResults, EngineThreadData } from './embedded-engine';
 
 /**
  * The embedded store engine's thread: PGlite runs here, so its statements (and each commit's
@@ -12,8 +12,9 @@ const port = parentPort;
 if (!port) throw new Error('the embedded engine runs in a worker thread');
 const data = workerData as EngineThreadData;
 
-/** How long each synchronous call into the engine took, since the last reply carried them. */
+/** How long each synchronous call into the engine took, and each fsync, since the last reply carried them. */
 let calls: number[] = [];
+let fsyncs: EngineFsync[] = [];
 const listening = new Map<number, () => Promise<void>>();
 
 const ERROR_FIELDS = ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const;
@@ -59,7 +60,11 @@ async function answer(db: PGlite, request: EngineRequest): Promise<unknown> {
 async function serve(): Promise<void> {
   let db: PGlite;
   try {
-    db = await startPGlite(data.dir, data.settings, { onEngineCall: (seconds) => calls.push(seconds), jsonAsText: true });
+    db = await startPGlite(data.dir, data.settings, {
+      onEngineCall: (seconds) => calls.push(seconds),
+      onFsync: (file, seconds) => fsyncs.push({ file, seconds }),
+      jsonAsText: true,
+    });
   } catch (err) {
     port!.postMessage({ started: false, error: errorFields(err) } satisfies EngineReply);
     return;
@@ -72,11 +77,12 @@ async function serve(): Promise<void> {
     queue = queue.then(async () => {
       let reply: EngineReply;
       try {
-        reply = { id: request.id, result: await answer(db, request), inTransaction: !db.closed && db.isInTransaction(), calls };
+        reply = { id: request.id, result: await answer(db, request), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       } catch (err) {
-        reply = { id: request.id, error: errorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls };
+        reply = { id: request.id, error: errorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       }
       calls = [];
+      fsyncs = [];
       port!.postMessage(reply);
     });
   });

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type * as PGliteModule from '@electric-sql/pglite';
@@ -51,7 +51,7 @@ interface EmscriptenNodeFS {
  * directory becomes an fsync of the host's. (fdatasync stays a no-op in PGlite's build,
  * hence wal_sync_method=fsync.)
  */
-function durableNodeFS(dir: string): InstanceType<typeof NodeFSModule.NodeFS> {
+function durableNodeFS(dir: string, onFsync?: PGliteHooks['onFsync']): InstanceType<typeof NodeFSModule.NodeFS> {
   class DurableNodeFS extends nodefsModule().NodeFS {
     async init(...args: Parameters<NodeFSModule.NodeFS['init']>) {
       const result = await super.init(...args);
@@ -60,9 +60,12 @@ function durableNodeFS(dir: string): InstanceType<typeof NodeFSModule.NodeFS> {
         const fs = mod.NODEFS;
         if (!fs?.stream_ops) throw new Error('this PGlite build has no NODEFS to sync; start with --embedded-fsync=false');
         fs.stream_ops.fsync ??= (stream) => {
+          const path = fs.realPath(stream.node);
+          const started = performance.now();
           // Directories have no host descriptor in NODEFS: open the host directory to sync it.
           if (stream.nfd !== undefined) fsyncSync(stream.nfd);
-          else syncPath(fs.realPath(stream.node));
+          else syncPath(path);
+          onFsync?.(path.includes(`${sep}pg_wal${sep}`) ? 'wal' : 'data', (performance.now() - started) / 1000);
           return 0;
         };
       };
@@ -103,6 +106,8 @@ export const DEFAULT_SHARED_BUFFERS_BYTES = 16 * 1024 * 1024;
 export interface PGliteHooks {
   /** Told how long each synchronous call into the engine took (an fsync included), in seconds. */
   onEngineCall?(seconds: number): void;
+  /** Told of each fsync of a durable engine: of the write-ahead log or of another file or directory, and how long it took. */
+  onFsync?(file: 'wal' | 'data', seconds: number): void;
   /** json and jsonb values as their text (for a caller in another thread), parsed otherwise. */
   jsonAsText?: boolean;
 }
@@ -122,7 +127,7 @@ export async function startPGlite(dir: string | undefined, settings: PGliteSetti
   // in this process until a major GC that an idle server may never run.
   if (dir !== undefined && !existsSync(join(dir, 'PG_VERSION'))) await initdbInWorker(dir);
   const db = new PGlite({
-    ...(durable ? { fs: durableNodeFS(dir) } : { dataDir: dir }),
+    ...(durable ? { fs: durableNodeFS(dir, hooks.onFsync) } : { dataDir: dir }),
     startParams: startParams(PGlite.defaultStartParams, durable, settings.sharedBuffersBytes ?? DEFAULT_SHARED_BUFFERS_BYTES),
     parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: json, [OID.jsonb]: json },
   });

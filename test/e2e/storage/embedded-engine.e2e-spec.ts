@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { EngineThread, PGliteDatabaseError } from '../../../src/storage/embedded-engine';
 
 /**
@@ -27,7 +28,7 @@ describe('the embedded engine in its own thread', () => {
     const started = performance.now();
     try {
       // Long enough that a statement holding the event loop would leave no timer a turn.
-      await engine.query('SELECT count(*) FROM generate_series(1, 4000000) AS s(i) WHERE i % 7 = 0');
+      await engine.query('SELECT count(*) FROM generate_series(1, 1500000) AS s(i) WHERE i % 7 = 0');
     } finally {
       pending = false;
       clearInterval(timer);
@@ -42,8 +43,10 @@ describe('the embedded engine in its own thread', () => {
     const result = await engine.query<{ id: number; doc: unknown; big: string }>('SELECT id, doc, big FROM items WHERE id = $1', [1]);
     expect(result.rows).toEqual([{ id: 1, doc: { a: [1, 'two'] }, big: '9007199254740993' }]);
     expect(result.fields.map((f) => f.name)).toEqual(['id', 'doc', 'big']);
-    const [inserted] = await engine.exec("INSERT INTO items (id) VALUES (2); UPDATE items SET big = '5' WHERE id IN (1, 2)");
-    expect(inserted.affectedRows).toBe(3);
+    // Several statements without parameters: one result each.
+    const results = await engine.exec("INSERT INTO items (id) VALUES (2); SELECT id, big FROM items WHERE id IN (1, 2) ORDER BY id");
+    expect(results).toHaveLength(2);
+    expect(results[1].rows).toEqual([{ id: 1, big: '9007199254740993' }, { id: 2, big: null }]);
   });
 
   it("reports the engine's errors with pg's fields", async () => {
@@ -95,6 +98,17 @@ describe('the embedded engine thread, started and stopped', () => {
     expect(engine.closed).toBe(true);
     await expect(engine.query('SELECT 1')).rejects.toThrow('the embedded store is closed');
     await engine.close(); // a second close is a no-op
+  });
+
+  it('fails every waiting and later call, naming why, when its thread ends', async () => {
+    const engine = await EngineThread.start(undefined, { durable: false });
+    const waiting = engine.query('SELECT count(*) FROM generate_series(1, 1500000)');
+    // Nothing outside ends the thread but a crash of the engine; terminating it stands in for one.
+    await (engine as unknown as { worker: Worker }).worker.terminate();
+    await expect(waiting).rejects.toThrow("the embedded store engine's thread ended (exit 1)");
+    await expect(engine.query('SELECT 1')).rejects.toThrow("the embedded store engine's thread ended (exit 1)");
+    expect(engine.closed).toBe(true);
+    await engine.close();
   });
 
   it('fails to start with the reason when the data directory cannot be used', async () => {
