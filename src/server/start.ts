@@ -16,6 +16,7 @@ import { writeAdminKubeconfig } from './kubeconfig';
 import { reservePort } from './port';
 import { ALL_PROBES, HealthChecks } from '../health/health-checks';
 import { ChangeFeedService } from '../storage/change-feed.service';
+import { SharedInformerFactory } from '../storage/shared-informer-factory';
 import { httpLog } from './httplog';
 import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { KubeLogger } from './logging';
@@ -24,6 +25,8 @@ import { serviceAccountTokenSettings } from '../serviceaccount/settings';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
+/** How long the start waits for the informers' first lists before it serves anyway. */
+const CACHE_SYNC_WAIT_MS = 10_000;
 
 export interface RunningServer {
   app: INestApplication;
@@ -146,6 +149,11 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     const http = app.getHttpServer() as import('node:https').Server;
     http.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
     http.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
+    // Start-up work (controllers, informers started in the background) runs first; the caches
+    // then get a moment to sync, so a server that says it is serving is ready too (readyz
+    // still tells until they do).
+    await app.init();
+    await app.get(SharedInformerFactory).waitForCacheSync(CACHE_SYNC_WAIT_MS);
     await reservation.release();
     await app.listen(port, options.bindAddress);
     const url = `https://${urlHost(options.bindAddress)}:${port}`;

@@ -53,6 +53,22 @@ export class SharedInformerFactory implements BeforeApplicationShutdown {
       .map((informer) => ({ resource: informer.resource, synced: informer.hasSynced(), revision: informer.revision() }));
   }
 
+  /**
+   * client-go's WaitForCacheSync: resolves once every informer started so far has synced (or
+   * failed its first list), or after `timeoutMs`; answers whether all synced.
+   */
+  async waitForCacheSync(timeoutMs: number): Promise<boolean> {
+    const started = this.informers().filter((informer) => informer.isStarted());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    try {
+      await Promise.race([Promise.allSettled(started.map((informer) => informer.start())), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return started.every((informer) => informer.hasSynced());
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.informers().map((informer) => informer.stop()));
   }

@@ -240,4 +240,33 @@ describe('SharedInformerFactory', () => {
       await feed.stop();
     }
   });
+
+  it('waits for the started informers to sync, or until its timeout, answering whether all did', async () => {
+    const store = new MemoryStore();
+    const feed = new ChangeFeed(store, null, { pollIntervalMs: 60_000 });
+    await feed.start();
+    const factory = new SharedInformerFactory(store, feed, { retryMs: 10 });
+    try {
+      await store.create(widget('ns1', 'a'), obj('ns1', 'a'));
+      factory.informerFor('example.com/gadgets'); // never started: not waited for
+      // A first list that is slow to answer: the wait covers it.
+      const list = store.list.bind(store);
+      let release!: () => void;
+      const listed = new Promise<void>((resolve) => (release = resolve));
+      store.list = async (resource, opts) => {
+        if (resource === WIDGETS) await listed;
+        return list(resource, opts);
+      };
+      const widgets = factory.informerFor(WIDGETS);
+      void widgets.start();
+      expect(await factory.waitForCacheSync(30)).toBe(false);
+      const waiting = factory.waitForCacheSync(10_000);
+      release();
+      expect(await waiting).toBe(true);
+      expect(widgets.hasSynced()).toBe(true);
+    } finally {
+      await factory.stop();
+      await feed.stop();
+    }
+  });
 });
