@@ -17,19 +17,25 @@ const terminated = metricsCatalog.counter({
   labelNames: ['group', 'resource'],
 });
 
-const events = metricsCatalog.counter({
+// Observed per watcher per event: each watch binds its series once (no label hashing per event).
+const eventSizes = metricsCatalog.seriesHistogram({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_watch_events_sizes',
+  help: 'Watch event size distribution in bytes',
+  labelNames: ['group', 'version', 'kind'] as const,
+  buckets: exponentialBuckets(1024, 2, 8),
+});
+
+// Every event sent is one observation of its size: the count is read from there when scraped.
+metricsCatalog.counter({
   stabilityLevel: 'ALPHA',
   name: 'apiserver_watch_events_total',
   help: 'Number of events sent in watch clients',
   labelNames: ['group', 'version', 'kind'],
-});
-
-const eventSizes = metricsCatalog.histogram({
-  stabilityLevel: 'ALPHA',
-  name: 'apiserver_watch_events_sizes',
-  help: 'Watch event size distribution in bytes',
-  labelNames: ['group', 'version', 'kind'],
-  buckets: exponentialBuckets(1024, 2, 8),
+  collect() {
+    this.reset();
+    for (const { labels, count } of eventSizes.totals()) this.inc(labels, count);
+  },
 });
 
 /** The kind a watch serves: its group, version and kind for the watcher gauge, its plural for the cut-off counter. */
@@ -56,7 +62,8 @@ export interface WatchEventLabels {
   kind: string;
 }
 
-export function recordWatchEvent(labels: WatchEventLabels, bytes: number): void {
-  events.inc(labels);
-  eventSizes.observe(labels, bytes);
+/** Counts a watch's events and their sizes: bound once per watch, then one call per event. */
+export function watchEventRecorder(labels: WatchEventLabels): (bytes: number) => void {
+  const series = eventSizes.series(labels);
+  return (bytes) => series.observe(bytes);
 }

@@ -138,6 +138,8 @@ describe('request metrics', () => {
     const watcher = { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'RoleBinding' };
     const longRunning = { verb: 'WATCH', group: 'rbac.authorization.platform.io', version: 'v1', resource: 'rolebindings', subresource: '', scope: 'namespace', component: 'apiserver' };
     const eventsBefore = await sample('apiserver_watch_events_total', watcher);
+    const sizesBefore = await sample('apiserver_watch_events_sizes_count', watcher);
+    const smallBefore = await sample('apiserver_watch_events_sizes_bucket', { le: '1024', ...watcher });
     const watch = await server.admin.stream(`${RBAC}/namespaces/metrics-w/rolebindings?watch=true`);
     try {
       await eventually(async () => {
@@ -152,6 +154,11 @@ describe('request metrics', () => {
       });
       await watch.waitFor(1);
       await eventually(async () => expect(await sample('apiserver_watch_events_total', watcher)).toBe(eventsBefore + 1));
+      // Its size: one observation, in the first bucket (a RoleBinding event is well under 1 KiB).
+      const text = await page();
+      expect(metricSample(text, series('apiserver_watch_events_sizes_count', watcher))).toBe(sizesBefore + 1);
+      expect(metricSample(text, series('apiserver_watch_events_sizes_bucket', { le: '1024', ...watcher }))).toBe(smallBefore + 1);
+      expect(metricSample(text, series('apiserver_watch_events_sizes_sum', watcher))).toBeGreaterThan(100);
     } finally {
       watch.close();
     }

@@ -3,7 +3,7 @@ import { KubeObject, Status } from '../../apimachinery/types';
 import { Change, ChangeType } from '../../storage/object-store';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from './watch-encoder';
 import { shareEncoding, sharedEncoding } from './shared-encodings';
-import { recordWatchEvent, WatchEventLabels } from '../../metrics/watch-metrics';
+import { watchEventRecorder, WatchEventLabels } from '../../metrics/watch-metrics';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
 
@@ -43,6 +43,8 @@ export class WatchStream {
   private backlog: Buffer[] = [];
   private backlogBytes = 0;
   private draining = false;
+  /** Counts each event sent (kube's watch event metrics); unset, events are not counted. */
+  private readonly recordEvent?: (bytes: number) => void;
   /** Per event type, the key under which watchers encoding alike share a change's bytes (none: this stream's bytes are its own). */
   private readonly sharedKeys?: Readonly<Record<WatchEventType, string>>;
 
@@ -50,8 +52,9 @@ export class WatchStream {
     private readonly res: Response,
     private readonly encoder: WatchEventEncoder = JSON_WATCH_ENCODER,
     /** The watched kind, for kube's watch event metrics; unset, events are not counted. */
-    private readonly metricLabels?: WatchEventLabels,
+    metricLabels?: WatchEventLabels,
   ) {
+    this.recordEvent = metricLabels ? watchEventRecorder(metricLabels) : undefined;
     res.status(200);
     res.setHeader('Content-Type', encoder.contentType);
     res.setHeader('Transfer-Encoding', 'chunked');
@@ -122,7 +125,7 @@ export class WatchStream {
   }
 
   private queue(bytes: Buffer): void {
-    if (this.metricLabels) recordWatchEvent(this.metricLabels, bytes.length);
+    this.recordEvent?.(bytes.length);
     // Nothing waiting and the socket taking more (nearly always): straight to the socket.
     if (!this.draining && this.backlog.length === 0 && bytes.length <= WRITE_SLICE_BYTES) {
       if (!this.res.write(bytes)) this.draining = true;
