@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { recordEmbeddedCall, recordEmbeddedFsync } from '../metrics/storage-metrics';
+import { EngineErrorFields, PGliteDatabaseError } from './engine-errors';
 import type { PGliteSettings } from './pglite-loader';
 
 /** A statement's outcome as PGlite gives it: json columns parsed, int8 and numeric as strings. */
@@ -28,30 +29,6 @@ export interface EmbeddedEngine extends EngineStatements {
   close(): Promise<void>;
 }
 
-/** A server error with `pg`'s fields (code, detail, constraint, ...), created in the caller's realm. */
-export class PGliteDatabaseError extends Error {
-  code?: string;
-  severity?: string;
-  detail?: string;
-  hint?: string;
-  position?: string;
-  schema?: string;
-  table?: string;
-  column?: string;
-  constraint?: string;
-  routine?: string;
-
-  static from(err: unknown): Error {
-    if (!err || typeof err !== 'object' || !('message' in err)) return new Error(String(err));
-    const source = err as Record<string, unknown>;
-    const copy = new PGliteDatabaseError(String(source.message));
-    for (const field of ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const) {
-      if (typeof source[field] === 'string') copy[field] = source[field] as string;
-    }
-    return copy;
-  }
-}
-
 // The messages between the server and the engine's thread (embedded-engine.worker.ts).
 
 export interface EngineThreadData {
@@ -67,8 +44,6 @@ type EngineCall =
   | { op: 'close' };
 
 export type EngineRequest = EngineCall & { id: number };
-
-export type EngineErrorFields = { message: string } & Partial<Record<'code' | 'severity' | 'detail' | 'hint' | 'position' | 'schema' | 'table' | 'column' | 'constraint' | 'routine', string>>;
 
 export interface EngineFsync {
   file: 'wal' | 'data';

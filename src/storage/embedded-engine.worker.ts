@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Results } from '@electric-sql/pglite';
 import { startPGlite } from './pglite-loader';
-import type { EngineErrorFields, EngineFsync, EngineReply, EngineRequest, EngineResults, EngineThreadData } from './embedded-engine';
+import type { EngineFsync, EngineReply, EngineRequest, EngineResults, EngineThreadData } from './embedded-engine';
+import { engineErrorFields } from './engine-errors';
 
 /**
  * The embedded store engine's thread: PGlite runs here, so its statements (and each commit's
@@ -16,16 +17,6 @@ const data = workerData as EngineThreadData;
 let calls: number[] = [];
 let fsyncs: EngineFsync[] = [];
 const listening = new Map<number, () => Promise<void>>();
-
-const ERROR_FIELDS = ['code', 'severity', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'constraint', 'routine'] as const;
-
-function errorFields(err: unknown): EngineErrorFields {
-  if (!err || typeof err !== 'object') return { message: String(err) };
-  const source = err as Record<string, unknown>;
-  const fields: EngineErrorFields = { message: String(source.message ?? err) };
-  for (const name of ERROR_FIELDS) if (typeof source[name] === 'string') fields[name] = source[name] as string;
-  return fields;
-}
 
 /** Only what the other side reads: PGlite's results also carry getters and blobs. */
 function plain(result: Results): EngineResults {
@@ -66,7 +57,7 @@ async function serve(): Promise<void> {
       jsonAsText: true,
     });
   } catch (err) {
-    port!.postMessage({ started: false, error: errorFields(err) } satisfies EngineReply);
+    port!.postMessage({ started: false, error: engineErrorFields(err) } satisfies EngineReply);
     return;
   }
   port!.postMessage({ started: true } satisfies EngineReply);
@@ -79,7 +70,7 @@ async function serve(): Promise<void> {
       try {
         reply = { id: request.id, result: await answer(db, request), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       } catch (err) {
-        reply = { id: request.id, error: errorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
+        reply = { id: request.id, error: engineErrorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       }
       calls = [];
       fsyncs = [];

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { EmbeddedEngine, EngineResults, PGliteDatabaseError } from './embedded-engine';
+import { EmbeddedEngine, EngineResults } from './embedded-engine';
 import { SessionMutex, Unlock } from './session-mutex';
 
 /**
@@ -64,15 +64,12 @@ class PGliteClient extends EventEmitter {
     return undefined;
   }
 
+  /** The engine's errors come with `pg`'s fields already (engine-errors.ts). */
   private async run(sql: string, params?: unknown[]): Promise<PgQueryResult> {
-    try {
-      if (params && params.length > 0) return toPgResult(sql, await this.db.query(sql, params));
-      // Without parameters `pg` uses the simple protocol, which allows several statements.
-      const results = await this.db.exec(sql);
-      return toPgResult(sql, results[results.length - 1]);
-    } catch (err) {
-      throw PGliteDatabaseError.from(err);
-    }
+    if (params && params.length > 0) return toPgResult(sql, await this.db.query(sql, params));
+    // Without parameters `pg` uses the simple protocol, which allows several statements.
+    const results = await this.db.exec(sql);
+    return toPgResult(sql, results[results.length - 1]);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { EmbeddedEngine, EngineStatements, PGliteDatabaseError } from './embedded-engine';
+import { EmbeddedEngine, EngineStatements } from './embedded-engine';
 
 /** Runs one statement and answers its rows as the driver made them (no copies). */
 export type SqlQuery = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -44,25 +44,15 @@ export function poolSession(pool: Pool): SqlSession {
   };
 }
 
-/** An error the engine raised (it carries a SQLSTATE), as opposed to one thrown by the caller's code. */
-function isEngineError(err: Error): boolean {
-  return typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
-}
-
-/** PGlite: statements while holding its one session, errors with `pg`'s fields. */
+/**
+ * PGlite: statements while holding its one session. The engine's errors arrive with `pg`'s
+ * fields (engine-errors.ts); the store's own (KeyExistsError, ...) pass as they are.
+ */
 export function pgliteSession(db: EmbeddedEngine, exclusive: <T>(fn: () => Promise<T>) => Promise<T>): SqlSession {
-  const run = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      // The store's own errors (KeyExistsError, ...) pass as they are; the engine's get `pg`'s shape.
-      throw err instanceof Error && !isEngineError(err) ? err : PGliteDatabaseError.from(err);
-    }
-  };
   return {
-    query: <T>(sql: string, params?: unknown[]) => exclusive(() => run(async () => (await db.query<T>(sql, params)).rows)),
+    query: <T>(sql: string, params?: unknown[]) => exclusive(async () => (await db.query<T>(sql, params)).rows),
     transaction: <T>(fn: (query: SqlQuery) => Promise<T>) =>
-      exclusive(() => run(() => db.transaction((tx: EngineStatements) => fn(async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows)))),
+      exclusive(() => db.transaction((tx: EngineStatements) => fn(async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows))),
   };
 }
 
