@@ -14,9 +14,12 @@ import { PROTOBUF_MEDIA } from './codec/negotiation';
  */
 export const KUBERNETES_PROTOBUF_MEDIA = 'application/vnd.kubernetes.protobuf';
 
+const PROTOBUF_WORD = /protobuf/i;
+
 /** The body media type the codecs see: kube's protobuf name is an alias of ours. */
 export function canonicalBodyType(contentType: string | undefined): string | undefined {
-  if (contentType === undefined || parseMediaType(contentType).type !== KUBERNETES_PROTOBUF_MEDIA) return contentType;
+  // Nearly every body is JSON: only a type that can be kube's protobuf is parsed.
+  if (contentType === undefined || !PROTOBUF_WORD.test(contentType) || parseMediaType(contentType).type !== KUBERNETES_PROTOBUF_MEDIA) return contentType;
   return PROTOBUF_MEDIA;
 }
 
@@ -53,7 +56,8 @@ function readBody(req: ApiRequest, limit: number): Promise<Buffer> {
       if (done) return;
       done = true;
       if (err) reject(err);
-      else resolve(Buffer.concat(chunks));
+      // A small body arrives in one chunk: it is the body as it is, without a copy.
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     };
     req.on('data', (chunk: Buffer) => {
       if (done) return;

@@ -1,5 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
 import { ResourceRegistry } from './resources/registry';
 import { ApiRequest } from './request/request-context';
 import { RequestInfo, resolveRequestInfo } from './request/request-info';
@@ -15,10 +16,14 @@ export class RequestInfoMiddleware implements NestMiddleware {
   constructor(private readonly registry: ResourceRegistry) {}
 
   use(req: ApiRequest, _res: Response, next: NextFunction): void {
-    // Express 5's req.query parses the query string again on every read: read it once.
-    const query = req.query;
-    Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
-    req.requestInfo = this.unalias(resolveRequestInfo(req.method, req.originalUrl, query as Record<string, unknown>));
+    // Express 5's req.query parses the query string again on every read: it is parsed once
+    // here, as express's default ("simple") query parser does, and kept as a plain property.
+    const url = req.originalUrl ?? req.url;
+    const queryAt = url.indexOf('?');
+    const query = parseQueryString(queryAt < 0 ? '' : url.slice(queryAt + 1));
+    if (Object.hasOwn(req, 'query')) req.query = query;
+    else Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+    req.requestInfo = this.unalias(resolveRequestInfo(req.method, url, query));
     next();
   }
 

@@ -77,10 +77,27 @@ export function userFromHeaders(headers: HeaderValues, names: Omit<RequestHeader
 
 /** Removes the identity headers `names` describe (Node keeps header names lowercased). */
 export function removeIdentityHeaders(headers: Record<string, unknown>, names: Omit<RequestHeaderSettings, 'clientCaPem' | 'allowedNames'>): void {
-  for (const name of [...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders]) delete headers[name.toLowerCase()];
-  const prefixes = names.extraHeaderPrefixes.map((p) => p.toLowerCase());
-  for (const header of Object.keys(headers)) if (prefixes.some((p) => header.startsWith(p))) delete headers[header];
+  let lowercased = lowercasedNames.get(names);
+  if (!lowercased) {
+    lowercased = {
+      exact: [...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders].map((name) => name.toLowerCase()),
+      prefixes: names.extraHeaderPrefixes.map((p) => p.toLowerCase()),
+    };
+    lowercasedNames.set(names, lowercased);
+  }
+  for (const name of lowercased.exact) delete headers[name];
+  for (const header in headers) {
+    for (const prefix of lowercased.prefixes) {
+      if (header.startsWith(prefix)) {
+        delete headers[header];
+        break;
+      }
+    }
+  }
 }
+
+/** Header names as Node keys them, per settings object (every request removes them). */
+const lowercasedNames = new WeakMap<object, { exact: string[]; prefixes: string[] }>();
 
 /**
  * The authenticating proxy (kube's request-header authenticator): on a connection whose

@@ -60,7 +60,7 @@ export class AuthorizerChain {
       if (result.decision !== 'NoOpinion') {
         // kube instruments the configured authorizers only, not the system:masters shortcut.
         if (authorizer !== privilegedGroupAuthorizer) {
-          recordAuthorizationDecision(authorizer.type, authorizer.name, result.decision === 'Allow' ? 'allowed' : 'denied');
+          recordAuthorizationDecision(authorizer, result.decision === 'Allow' ? 'allowed' : 'denied');
           if (!trace && result.grantedBy) this.usage?.record(result);
         }
         return result;

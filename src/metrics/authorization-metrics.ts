@@ -1,4 +1,5 @@
 import { metricsCatalog } from './registry';
+import { CounterSeries } from './series-counter';
 
 /**
  * kube's authorization metrics (k8s.io/apiserver authorization/metrics, webhook/metrics,
@@ -6,11 +7,12 @@ import { metricsCatalog } from './registry';
  * match-condition outcomes. Names, help texts and labels are kube's.
  */
 
-const decisions = metricsCatalog.counter({
+// Counted on every request: each authorizer's series are bound once (no label hashing per request).
+const decisions = metricsCatalog.seriesCounter({
   stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_decisions_total',
   help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
-  labelNames: ['type', 'name', 'decision'],
+  labelNames: ['type', 'name', 'decision'] as const,
 });
 
 const webhookEvaluations = metricsCatalog.counter({
@@ -58,9 +60,24 @@ const matchConditionSeconds = metricsCatalog.histogram({
   buckets: [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25],
 });
 
+/** An authorizer as its metrics name it. */
+export interface NamedAuthorizer {
+  readonly type: string;
+  readonly name: string;
+}
+
+type Decision = 'allowed' | 'denied';
+const decisionSeries = new WeakMap<NamedAuthorizer, Record<Decision, CounterSeries>>();
+
 /** `allowed` and `denied` as the SubjectAccessReview status fields are named; NoOpinion is not terminal. */
-export function recordAuthorizationDecision(type: string, name: string, decision: 'allowed' | 'denied'): void {
-  decisions.inc({ type, name, decision });
+export function recordAuthorizationDecision(authorizer: NamedAuthorizer, decision: Decision): void {
+  let series = decisionSeries.get(authorizer);
+  if (!series) {
+    const { type, name } = authorizer;
+    series = { allowed: decisions.series({ type, name, decision: 'allowed' }), denied: decisions.series({ type, name, decision: 'denied' }) };
+    decisionSeries.set(authorizer, series);
+  }
+  series[decision].inc();
 }
 
 /** How one webhook round trip ended: kube's `success`, `timeout`, `error`, `canceled`. */

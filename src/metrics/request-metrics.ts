@@ -10,14 +10,15 @@ import { metricsCatalog } from './registry';
 
 const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
-const requests = metricsCatalog.counter({
+// Counted and observed on every request: their label sets are bound once (no label hashing per request).
+const requests = metricsCatalog.seriesCounter({
   stabilityLevel: 'STABLE',
   name: 'apiserver_request_total',
   help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-  labelNames: [...requestLabels, 'code'],
+  labelNames: [...requestLabels, 'code'] as const,
 });
 
-const latency = metricsCatalog.histogram({
+const latency = metricsCatalog.seriesHistogram({
   stabilityLevel: 'STABLE',
   name: 'apiserver_request_duration_seconds',
   help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
@@ -27,7 +28,7 @@ const latency = metricsCatalog.histogram({
 
 const sizeLabels = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
-const responseSizes = metricsCatalog.histogram({
+const responseSizes = metricsCatalog.seriesHistogram({
   stabilityLevel: 'STABLE',
   name: 'apiserver_response_sizes',
   help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
@@ -139,10 +140,10 @@ function seriesOf(labels: RequestLabels, code: number): RequestSeries {
   if (!series) {
     const { dry_run: _dryRun, ...sized } = labels;
     series = {
-      count: requests.labels({ ...labels, code: String(code) }),
-      latency: latency.labels(labels),
+      count: requests.series({ ...labels, code: String(code) }),
+      latency: latency.series(labels),
       // As kube: response sizes of reads only.
-      size: labels.verb === 'GET' || labels.verb === 'LIST' ? responseSizes.labels(sized) : undefined,
+      size: labels.verb === 'GET' || labels.verb === 'LIST' ? responseSizes.series(sized) : undefined,
     };
     seriesByKey.set(key, series);
   }

@@ -1,3 +1,5 @@
+import { BoundSeriesMetric } from './bound-series';
+
 /** One label set's histogram: observing costs a bucket search and three additions. */
 export interface HistogramSeries {
   observe(value: number): void;
@@ -26,53 +28,51 @@ interface Series extends HistogramSeries {
  * It renders as prom-client's own histograms do (registered in the same registry, read by
  * the same text format): cumulative `_bucket` series with `le`, then `_sum` and `_count`.
  */
-export class SeriesHistogram<L extends string> {
+export class SeriesHistogram<L extends string> extends BoundSeriesMetric<L, HistogramSeries> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private readonly bound = new Map<string, Series>();
 
   constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly labelNames: readonly L[],
+    name: string,
+    help: string,
+    labelNames: readonly L[],
     private readonly upperBounds: readonly number[],
-  ) {}
+  ) {
+    super(name, help, labelNames);
+  }
 
-  /** The series of `labels` (every label name given), made on first use and kept. */
-  series(labels: Record<L, string>): HistogramSeries {
-    const key = this.labelNames.map((name) => labels[name]).join('\u0000');
-    let series = this.bound.get(key);
-    if (!series) {
-      const bounds = this.upperBounds;
-      const made: Series = {
-        labels: Object.fromEntries(this.labelNames.map((name) => [name, labels[name]])),
-        buckets: bounds.map(() => 0),
-        sum: 0,
-        count: 0,
-        observe(value: number) {
-          for (let i = 0; i < bounds.length; i++) {
-            if (value <= bounds[i]) {
-              made.buckets[i]++;
-              break;
-            }
+  protected makeSeries(labels: Record<string, string>): Series {
+    const bounds = this.upperBounds;
+    const made: Series = {
+      labels,
+      buckets: bounds.map(() => 0),
+      sum: 0,
+      count: 0,
+      observe(value: number) {
+        for (let i = 0; i < bounds.length; i++) {
+          if (value <= bounds[i]) {
+            made.buckets[i]++;
+            break;
           }
-          made.sum += value;
-          made.count++;
-        },
-      };
-      this.bound.set(key, (series = made));
-    }
-    return series;
+        }
+        made.sum += value;
+        made.count++;
+      },
+    };
+    return made;
+  }
+
+  private all(): Series[] {
+    return [...this.boundSeries()] as Series[];
   }
 
   /** Observations so far per label set: count and sum (for metrics derived from this one). */
   totals(): Array<{ labels: Record<L, string>; count: number; sum: number }> {
-    return [...this.bound.values()].map((s) => ({ labels: s.labels as Record<L, string>, count: s.count, sum: s.sum }));
+    return this.all().map((s) => ({ labels: s.labels as Record<L, string>, count: s.count, sum: s.sum }));
   }
 
   async get(): Promise<HistogramValues> {
     const values: HistogramValues['values'] = [];
-    for (const s of this.bound.values()) {
+    for (const s of this.all()) {
       let cumulative = 0;
       this.upperBounds.forEach((le, i) => {
         cumulative += s.buckets[i];
@@ -87,7 +87,7 @@ export class SeriesHistogram<L extends string> {
 
   /** Zeroes every series (the registry's resetMetrics); series handed out stay bound. */
   reset(): void {
-    for (const s of this.bound.values()) {
+    for (const s of this.all()) {
       s.buckets.fill(0);
       s.sum = 0;
       s.count = 0;

@@ -1,5 +1,6 @@
 import { Counter, CounterConfiguration, Gauge, GaugeConfiguration, Histogram, HistogramConfiguration, Metric, Registry } from 'prom-client';
 import { CURRENT_RELEASE, parseRelease, Release, releaseText } from '../apimachinery/release';
+import { SeriesCounter } from './series-counter';
 import { SeriesHistogram } from './series-histogram';
 
 /** kube's metric stability levels, printed at the start of the HELP text (`[STABLE] ...`). */
@@ -73,6 +74,11 @@ export class MetricCatalog {
   seriesHistogram<L extends string>(config: { name: string; help: string; labelNames: readonly L[]; buckets: readonly number[] } & MetricLifecycle): SeriesHistogram<L> {
     // The registry reads any metric by its name, help, type and get(): this one renders as its own histograms do.
     return this.declare(config, (help) => new SeriesHistogram<L>(config.name, help, config.labelNames, config.buckets) as unknown as Metric) as unknown as SeriesHistogram<L>;
+  }
+
+  /** A counter whose label sets are bound once, for counts on hot paths (series-counter.ts). */
+  seriesCounter<L extends string>(config: { name: string; help: string; labelNames: readonly L[] } & MetricLifecycle): SeriesCounter<L> {
+    return this.declare(config, (help) => new SeriesCounter<L>(config.name, help, config.labelNames) as unknown as Metric) as unknown as SeriesCounter<L>;
   }
 
   /** Exposes the metrics hidden in this release that were still shown in `release` (the previous one). */

@@ -17,8 +17,10 @@ export function fieldShape(value: unknown, schema: Schema | undefined): string {
       // Keys in the body's order: another order is another (equally valid) memo entry.
       let shape = '{';
       for (const key of Object.keys(value)) {
-        const child = schema.kind === 'map' ? schema.values : Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
-        shape += `${JSON.stringify(key)}:${fieldShape(value[key], child)},`;
+        const field = schema.kind === 'struct' && Object.hasOwn(schema.fields, key);
+        const child = schema.kind === 'map' ? schema.values : field ? schema.fields[key] : undefined;
+        // A field's name is one of the schema's (no quote or colon in it); any other key is quoted.
+        shape += `${field ? key : JSON.stringify(key)}:${fieldShape(value[key], child)},`;
       }
       return `${shape}}`;
     }

@@ -114,18 +114,27 @@ function acceptClause(
   return { ...format, transform: { kind: as, group: g, version: v } };
 }
 
-type Acceptable = { format: Omit<ResponseFormat, 'mediaType'>; serializer: SerializerInfo } | undefined;
+type Acceptable = { format: Omit<ResponseFormat, 'mediaType'>; serializer: SerializerInfo; response?: Readonly<ResponseFormat>; watch?: Readonly<ResponseFormat> } | undefined;
 
-/** Clients send a handful of distinct Accept headers: each is read once (bounded). */
-const acceptableMemo = new Map<string, Acceptable>();
+/**
+ * Clients send a handful of distinct Accept headers: each is read once per combination of
+ * capabilities and allowances (bounded), and the formats made of it are kept with it, so a
+ * request looks its format up without building a key or an object.
+ */
+const acceptableMemo = new Map<string, Acceptable[]>();
 const MAX_MEMO = 256;
+const NO_ACCEPT = '';
 
 function firstAcceptable(accept: string | undefined, caps: RenderCapabilities, allowTransforms: boolean, allowStream: boolean): Acceptable {
-  const key = `${caps.protobuf ? 1 : 0}${caps.table ? 1 : 0}${allowTransforms ? 1 : 0}${allowStream ? 1 : 0}${accept ?? ''}`;
-  if (acceptableMemo.has(key)) return acceptableMemo.get(key);
+  const variant = (caps.protobuf ? 8 : 0) | (caps.table ? 4 : 0) | (allowTransforms ? 2 : 0) | (allowStream ? 1 : 0);
+  let variants = acceptableMemo.get(accept ?? NO_ACCEPT);
+  if (variants === undefined) {
+    if (acceptableMemo.size >= MAX_MEMO) acceptableMemo.clear();
+    acceptableMemo.set(accept ?? NO_ACCEPT, (variants = []));
+  }
+  if (variant in variants) return variants[variant];
   const found = readAccept(accept, caps, allowTransforms, allowStream);
-  if (acceptableMemo.size >= MAX_MEMO) acceptableMemo.clear();
-  acceptableMemo.set(key, found);
+  variants[variant] = found;
   return found;
 }
 
@@ -157,9 +166,10 @@ export function acceptedMediaTypes(caps: RenderCapabilities, watch = false): str
 export function negotiateResponse(accept: string | undefined, caps: RenderCapabilities, watch = false): ResponseFormat {
   const picked = firstAcceptable(accept, caps, true, true);
   if (!picked) throw errors.notAcceptable(acceptedMediaTypes(caps));
-  if (!watch) return { ...picked.format, mediaType: picked.serializer.mediaType };
+  // Shared by every request with this Accept header: frozen, so none can change another's.
+  if (!watch) return (picked.response ??= Object.freeze({ ...picked.format, mediaType: picked.serializer.mediaType }));
   if (!picked.serializer.streamMediaType) throw errors.notAcceptable(acceptedMediaTypes(caps, true));
-  return { ...picked.format, mediaType: picked.serializer.streamMediaType };
+  return (picked.watch ??= Object.freeze({ ...picked.format, mediaType: picked.serializer.streamMediaType }));
 }
 
 /**

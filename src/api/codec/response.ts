@@ -55,7 +55,8 @@ export function bodyFor(res: Response, body: string | Buffer): string | Buffer {
 /** Sends a rendered body with its status code, compressing it when negotiated. */
 export function sendRendered(res: Response, code: number, rendered: RenderedBody, gzip: boolean): void {
   const encoded = contentEncode(rendered.body, gzip);
-  res.status(code).setHeader('Content-Type', rendered.contentType);
-  for (const [name, value] of Object.entries(encoded.headers)) res.setHeader(name, value);
+  res.statusCode = code;
+  res.setHeader('Content-Type', rendered.contentType);
+  for (const name in encoded.headers) res.setHeader(name, encoded.headers[name]);
   res.end(bodyFor(res, encoded.body));
 }

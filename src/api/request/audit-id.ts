@@ -8,7 +8,9 @@ export const AUDIT_ID_HEADER = 'Audit-ID';
 const MAX_AUDIT_ID_LENGTH = 128;
 const CLIENT_AUDIT_ID = /^[\x21-\x7e]+$/;
 
-const AUDIT_ID = Symbol('auditId');
+/** Where a request keeps its audit ID (declared on the server's request class). */
+export const AUDIT_ID = Symbol('auditId');
+const AUDIT_ID_REQUEST_HEADER = AUDIT_ID_HEADER.toLowerCase();
 type WithAuditId = IncomingMessage & { [AUDIT_ID]?: string };
 
 /**
@@ -19,7 +21,7 @@ type WithAuditId = IncomingMessage & { [AUDIT_ID]?: string };
 export function assignAuditId(req: IncomingMessage, res: ServerResponse): string {
   const tagged = req as WithAuditId;
   if (tagged[AUDIT_ID] === undefined) {
-    const sent = req.headers[AUDIT_ID_HEADER.toLowerCase()];
+    const sent = req.headers[AUDIT_ID_REQUEST_HEADER];
     const given = typeof sent === 'string' ? sent.trim() : '';
     tagged[AUDIT_ID] = given.length > 0 && given.length <= MAX_AUDIT_ID_LENGTH && CLIENT_AUDIT_ID.test(given) ? given : randomUUID();
   }

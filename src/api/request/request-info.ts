@@ -66,12 +66,16 @@ export function nameFromFieldSelector(selector: string | undefined): string {
   return name !== undefined && isValidPathSegmentName(name).length === 0 ? name : '';
 }
 
+/** The lowercase methods, made once: the non-resource verb of every request. */
+const lowercaseMethods = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
+
 export function resolveRequestInfo(method: string, rawPath: string, query: Record<string, unknown>): RequestInfo {
-  const path = rawPath.split('?')[0];
+  const queryAt = rawPath.indexOf('?');
+  const path = queryAt < 0 ? rawPath : rawPath.slice(0, queryAt);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
-    verb: method.toLowerCase(),
+    verb: lowercaseMethods.get(method) ?? method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
     apiVersion: '',
@@ -97,7 +101,7 @@ export function resolveRequestInfo(method: string, rawPath: string, query: Recor
   } else {
     return info;
   }
-  const verb = methodVerbs[method.toUpperCase()];
+  const verb = methodVerbs[lowercaseMethods.has(method) ? method : method.toUpperCase()];
   if (!verb) return info;
   info.isResourceRequest = true;
   info.apiPrefix = prefix;

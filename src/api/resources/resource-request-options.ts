@@ -56,7 +56,9 @@ export class ResourceRequestOptions {
     if (info?.isResourceRequest && WRITE_VERBS.has(info.verb)) req.writeOptions = parseWriteOptions(req);
     if (!resolved) throw unresolved;
     this.parseReadOptions(req, resolved);
-    return Object.assign(req, { resolved });
+    const settled = req as ResourceApiRequest;
+    settled.resolved = resolved;
+    return settled;
   }
 
   /** The verb's storage method must exist (405 first), then its read options are parsed. */

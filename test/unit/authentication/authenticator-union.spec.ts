@@ -22,7 +22,7 @@ class DeferredTokenStrategy extends AuthenticationStrategy {
 
 const request = (token?: string) => ({ headers: token ? { authorization: `Bearer ${token}` } : {}, socket: {} }) as unknown as Request;
 
-async function settled(promise: Promise<UserInfo>): Promise<string> {
+async function settled(promise: UserInfo | Promise<UserInfo>): Promise<string> {
   try {
     return (await promise).username;
   } catch (err) {

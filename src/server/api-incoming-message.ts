@@ -1,0 +1,39 @@
+import { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { AUDIT_ID } from '../api/request/audit-id';
+
+/**
+ * The server's request object: Node's IncomingMessage with every property that express and
+ * the request pipeline add to each request declared up front. Added one by one, they would
+ * take each request through a chain of hidden-class transitions and out-of-object property
+ * stores that grow as they go; declared here, every request has one shape from the start,
+ * so the pipeline's reads and writes stay monomorphic. The values are set where they always
+ * were (express's app.handle and router, the pipeline's stages); only the shape is settled.
+ */
+export class ApiIncomingMessage extends IncomingMessage {
+  // express: app.handle and the router.
+  res: unknown = undefined;
+  next: unknown = undefined;
+  baseUrl: unknown = undefined;
+  originalUrl: unknown = undefined;
+  _parsedUrl: unknown = undefined;
+  params: unknown = undefined;
+  /** Shadows express's getter, which parses the query string again on every read: the pipeline parses it once. */
+  query: unknown = undefined;
+  // The request pipeline (src/api/request/request-context.ts's ApiRequest).
+  requestInfo: unknown = undefined;
+  userInfo: unknown = undefined;
+  rawBody: unknown = undefined;
+  negotiation: unknown = undefined;
+  writeOptions: unknown = undefined;
+  getOptions: unknown = undefined;
+  listOptions: unknown = undefined;
+  watchOptions: unknown = undefined;
+  apiDeprecation: unknown = undefined;
+  resolved: unknown = undefined;
+  [AUDIT_ID]: string | undefined = undefined;
+
+  constructor(socket: Socket) {
+    super(socket);
+  }
+}
