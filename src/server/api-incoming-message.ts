@@ -1,4 +1,4 @@
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AUDIT_ID } from '../api/request/audit-id';
 
@@ -36,4 +36,9 @@ export class ApiIncomingMessage extends IncomingMessage {
   constructor(socket: Socket) {
     super(socket);
   }
+}
+
+/** The server's response object: Node's ServerResponse with express's `locals` declared up front (see ApiIncomingMessage). */
+export class ApiServerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  locals: unknown = undefined;
 }

@@ -1,4 +1,4 @@
-import { ApiIncomingMessage } from './api-incoming-message';
+import { ApiIncomingMessage, ApiServerResponse } from './api-incoming-message';
 import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, rmSync } from 'node:fs';
@@ -126,7 +126,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         // Go's http.DefaultMaxHeaderBytes (1 MiB), as kube: an oversized bearer token is then
         // refused by authentication with a 401 Status rather than by Node's 16 KiB limit.
         // Requests with the properties the pipeline adds declared up front: one shape for all.
-        ...({ maxHeaderSize: 1 << 20, IncomingMessage: ApiIncomingMessage } as object),
+        ...({ maxHeaderSize: 1 << 20, IncomingMessage: ApiIncomingMessage, ServerResponse: ApiServerResponse } as object),
       },
       bodyParser: false,
       abortOnError: false,
