@@ -135,7 +135,8 @@ class AdvisoryLockElector implements LeaderElector {
       } catch (err) {
         this.logger.warn(`leader election for ${this.lockName}: ${(err as Error).message}`);
       }
-      if (acquired) {
+      // A stop that came while the lock was being taken: the lock is given back unused.
+      if (acquired && !this.stopping.signal.aborted) {
         firstAttempt(true);
         await this.leadWhileHeld(session, broken.signal, lead);
       } else {
@@ -154,6 +155,8 @@ class AdvisoryLockElector implements LeaderElector {
     const endLeadership = () => leadership.abort();
     broken.addEventListener('abort', endLeadership);
     this.stopping.signal.addEventListener('abort', endLeadership);
+    // An abort event that fired before the listeners were added would never reach them.
+    if (broken.aborted || this.stopping.signal.aborted) endLeadership();
     this.logger.log(`became leader for ${this.lockName}`);
     const leading = lead(leadership.signal).catch((err) => {
       this.logger.error(`leader work for ${this.lockName} failed: ${(err as Error).message}`);

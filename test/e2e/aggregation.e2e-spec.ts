@@ -208,6 +208,20 @@ describeWithPostgres('leader election on PostgreSQL', (pgUrl) => {
     await eventually(() => expect(leading.size).toBe(1), 3000, 20);
     expect(electors.filter((e) => e.isLeader())).toHaveLength(1);
   });
+
+  it('never leads when stopped while it is still taking the lock', async () => {
+    // Its own name, so the lock is free: the stop lands while the session connects and locks.
+    const elector = createLeaderElector(databases[0], 'stopped-early', { retryIntervalMs: 100, checkIntervalMs: 100, queryTimeoutMs: 1000 });
+    let led = false;
+    const started = elector.start(async (lost) => {
+      led = true;
+      await new Promise((resolve) => lost.addEventListener('abort', resolve, { once: true }));
+    });
+    await elector.stop();
+    expect(await started).toBe(false);
+    expect(led).toBe(false);
+    expect(elector.isLeader()).toBe(false);
+  });
 });
 
 describeWithPostgres('two servers on one PostgreSQL', (pgUrl) => {
