@@ -20,8 +20,11 @@ RUN npx tsc -p tsconfig.build.json \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
+# Two malloc arenas: the embedded engine's thread and libuv's pool otherwise each grow
+# arenas of their own, and resident memory with them (tens of MiB under load).
 ENV NODE_ENV=production \
-    TMPDIR=/tmp
+    TMPDIR=/tmp \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
