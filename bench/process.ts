@@ -26,7 +26,9 @@ import { createScratchDatabase, ScratchDatabase } from './scratch-database';
  */
 // 30 s: V8's memory reducer runs its full collections some 15-20 s after a start's allocations
 // stop (~150 ms of CPU, most of it on V8's worker threads); idle is what comes after it.
-const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 30_000);
+// V8's memory reducer runs its full collections some 15-40 s after a start (when depends on
+// the start's last collections): the figures are of the settled server, after them.
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 60_000);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
 // After the CPU window, in the first round: how long the embedded engine's calls held the
 // event loop while idle, over a window that holds a compaction (every minute by default).
