@@ -1,5 +1,4 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { AUDIT_ID } from '../api/request/audit-id';
 
 /**
@@ -32,10 +31,6 @@ export class ApiIncomingMessage extends IncomingMessage {
   apiDeprecation: unknown = undefined;
   resolved: unknown = undefined;
   [AUDIT_ID]: string | undefined = undefined;
-
-  constructor(socket: Socket) {
-    super(socket);
-  }
 }
 
 /** The server's response object: Node's ServerResponse with express's `locals` declared up front (see ApiIncomingMessage). */
