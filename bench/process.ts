@@ -24,8 +24,6 @@ import { createScratchDatabase, ScratchDatabase } from './scratch-database';
  * - with `-- memory`, RSS and heap after 20,000 RoleBindings (bench/soak.ts).
  * Rounds alternate the processes; figures are medians, each also as a ratio to the bare app's.
  */
-// 30 s: V8's memory reducer runs its full collections some 15-20 s after a start's allocations
-// stop (~150 ms of CPU, most of it on V8's worker threads); idle is what comes after it.
 // V8's memory reducer runs its full collections some 15-40 s after a start (when depends on
 // the start's last collections): the figures are of the settled server, after them.
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 60_000);
