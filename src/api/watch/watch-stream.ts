@@ -137,8 +137,9 @@ export class WatchStream {
   /** Hands bytes to the connection: false when it pushes back. */
   private write(bytes: Buffer): boolean {
     if (!this.socket) return this.res.write(bytes);
-    // A connection already gone takes nothing; its 'close' ends the stream.
-    return !this.socket.destroyed && this.socket.write(bytes);
+    // A connection already gone takes nothing, and one whose response was ended by someone
+    // else may already carry the next response: the coming 'close' ends the stream.
+    return !this.socket.destroyed && !this.res.writableEnded && this.socket.write(bytes);
   }
 
   /** Open and not too far behind; a client that is gets cut off (kube's unresponsive watcher). */

@@ -11,12 +11,14 @@ describe('WatchStream on a connection', () => {
   let base: string;
   const streams: WatchStream[] = [];
   const sockets: Socket[] = [];
+  const responses: express.Response[] = [];
   let opened: () => void = () => undefined;
 
   beforeAll(async () => {
     const app = express();
     app.get('/watch', (req, res) => {
       sockets.push(req.socket);
+      responses.push(res);
       streams.push(new WatchStream(res));
       opened();
     });
@@ -34,6 +36,7 @@ describe('WatchStream on a connection', () => {
   beforeEach(() => {
     streams.length = 0;
     sockets.length = 0;
+    responses.length = 0;
   });
 
   /** Opens a watch; resolves once the server holds its stream, with the client's response. */
@@ -77,6 +80,30 @@ describe('WatchStream on a connection', () => {
       expect(events.every((e) => e.type === 'BOOKMARK' || e.object.pad === pad)).toBe(true);
       // The connection is kept alive and serves the next request, with no listener of the watch left on it.
       expect(socket.listenerCount('drain')).toBe(drainListeners - 1);
+      const next = await new Promise<{ body: string; reused: boolean }>((resolve, reject) => {
+        const req = http.get(`${base}/plain`, { agent }, (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => resolve({ body, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+      });
+      expect(next).toEqual({ body: '{"ok":true}', reused: true });
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('writes nothing more to a connection whose response was ended elsewhere (it may carry the next response)', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const read = lines(await openWatch(agent));
+      const stream = streams[0];
+      expect(stream.send({ type: 'ADDED', object: { metadata: { name: 'before' } } })).toBe(true);
+      responses[0].end();
+      stream.send({ type: 'ADDED', object: { metadata: { name: 'after' } } });
+      expect((await read).map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name)).toEqual(['before']);
+      // The same connection serves it, unharmed by stray bytes.
       const next = await new Promise<{ body: string; reused: boolean }>((resolve, reject) => {
         const req = http.get(`${base}/plain`, { agent }, (r) => {
           let body = '';
