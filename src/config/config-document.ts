@@ -4,7 +4,7 @@ import * as YAML from 'yaml';
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON type of a value as Go's decoder names it in errors. */
-export function jsonType(value: unknown): string {
+function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'object';

@@ -1,6 +1,7 @@
 import { childSchema, ListSchema, MapSchema, ScalarSchema, Schema, StructSchema } from '../schema/schema';
 import { isPlainObject, setOwn } from '../../apimachinery/types';
-import { DocNode, docToValue, docTypeName, strictFieldError } from './document';
+import { DocNode, docToValue, docTypeName, strictFieldError, valueToDoc } from './document';
+import { strictDecodingMessage } from './field-validation';
 import { goKind } from '../../apimachinery/go-text';
 
 /**
@@ -85,6 +86,17 @@ function scalarGoType(schema: ScalarSchema): string {
   }
 }
 
+/**
+ * Types that decode themselves by calling the standard library's JSON decoder (metav1.Time,
+ * metav1.Duration, IntOrString): the Go type that decoder was given, whose error kube passes on
+ * without a field (the library's error is not the type kube's decoder adds field context to).
+ */
+function ownDecodingType(schema: ScalarSchema): string | undefined {
+  if (schema.format === 'date-time' || schema.format === 'duration') return 'string';
+  if (schema.format === 'int-or-string') return 'int32';
+  return undefined;
+}
+
 function shortName(typeName: string): string {
   const dot = typeName.lastIndexOf('.');
   return dot >= 0 ? typeName.slice(dot + 1) : typeName;
@@ -125,6 +137,9 @@ class SchemaDecoder {
     // A number that does not fit a numeric field is named with its literal.
     const numeric = schema.kind === 'scalar' && (schema.type === 'integer' || schema.type === 'number' || schema.format === 'int-or-string');
     if (node.kind === 'number' && numeric) value = `number ${node.raw}`;
+    // Their own decoding calls the standard library's, whose error has no field to name.
+    const own = schema.kind === 'scalar' ? ownDecodingType(schema) : undefined;
+    if (own) return `json: cannot unmarshal ${value} into Go value of type ${own}`;
     if (!ctx.fieldStack.length) return `json: cannot unmarshal ${value} into Go value of type ${typeName}`;
     return `json: cannot unmarshal ${value} into Go struct field ${ctx.structName}.${ctx.fieldStack.join('.')} of type ${typeName}`;
   }
@@ -142,10 +157,9 @@ class SchemaDecoder {
         break;
     }
     const scalar = schema as ScalarSchema;
-    // Types with their own JSON decoding (metav1.Time, IntOrString) go through JSON.
-    if (scalar.format === 'date-time' || scalar.format === 'int-or-string') {
-      return `json: cannot unmarshal ${docTypeName(node)} into Go value of type ${scalar.format === 'date-time' ? 'string' : 'int32'}`;
-    }
+    // Types with their own JSON decoding go through JSON.
+    const own = ownDecodingType(scalar);
+    if (own) return `json: cannot unmarshal ${docTypeName(node)} into Go value of type ${own}`;
     // reflect's kind of the target, and its type name as fmt prints it.
     const targetKind = scalarGoType({ ...scalar, typeName: undefined });
     if (kind === 'int64' && targetKind === 'string') return `cannot convert int64 to ${typeName}`;
@@ -293,6 +307,17 @@ export function zeroOf(schema: Schema): unknown {
     default:
       return null;
   }
+}
+
+/**
+ * The one error kube's strict decoding of a configuration file gives (the authorization and
+ * authentication configurations): the first type error, else every unknown and repeated
+ * field together; undefined when the document fits the schema.
+ */
+export function strictDecodingError(document: Record<string, unknown>, schema: StructSchema, rootTypeName: string): string | undefined {
+  const result = decodeBySchema(valueToDoc(document), schema, { strict: true, dialect: 'json', rootTypeName });
+  if (result.typeError) return result.typeError;
+  return result.strictErrors.length ? strictDecodingMessage(result.strictErrors) : undefined;
 }
 
 /** Decodes a document into a kind's schema (see the module comment). */

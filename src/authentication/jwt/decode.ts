@@ -1,4 +1,6 @@
-import { decodeConfigDocument, isObject, jsonType } from '../../config/config-document';
+import { atomicList, boolean, named, string, struct } from '../../api/schema/schema';
+import { strictDecodingError } from '../../api/validation/schema-decoder';
+import { decodeConfigDocument, isObject } from '../../config/config-document';
 import {
   AUTHENTICATION_CONFIG_GROUP,
   AUTHENTICATION_CONFIG_KIND,
@@ -11,63 +13,49 @@ import {
 /** A file that cannot be decoded into an AuthenticationConfiguration (kube's strict decoding). */
 export class AuthenticationConfigDecodeError extends Error {}
 
-/** The file's shape: each field's Go type, for strict decoding (unknown fields and wrong types are errors). */
-type Shape = 'string' | 'bool' | 'strings' | { object: Record<string, Shape>; goName: string } | { list: Record<string, Shape>; goName: string };
-
-const PREFIXED = { object: { claim: 'string', prefix: 'string', expression: 'string' }, goName: 'PrefixedClaimOrExpression' } as const;
-const SHAPE: Record<string, Shape> = {
-  apiVersion: 'string',
-  kind: 'string',
-  jwt: {
-    goName: 'JWTAuthenticator',
-    list: {
-      issuer: {
-        goName: 'Issuer',
-        object: { url: 'string', discoveryURL: 'string', certificateAuthority: 'string', audiences: 'strings', audienceMatchPolicy: 'string' },
-      },
-      claimValidationRules: { goName: 'ClaimValidationRule', list: { claim: 'string', requiredValue: 'string', expression: 'string', message: 'string' } },
-      claimMappings: {
-        goName: 'ClaimMappings',
-        object: {
-          username: PREFIXED,
-          groups: PREFIXED,
-          uid: { object: { claim: 'string', expression: 'string' }, goName: 'ClaimOrExpression' },
-          extra: { goName: 'ExtraMapping', list: { key: 'string', valueExpression: 'string' } },
+/** The file's shape: each struct with the Go type kube decodes it into, for the schema decoder every kind goes through. */
+const prefixedClaimOrExpression = () => struct({ claim: string(), prefix: string(), expression: string() }, { typeName: 'v1.PrefixedClaimOrExpression' });
+const AUTHENTICATION_CONFIGURATION_SCHEMA = struct(
+  {
+    apiVersion: string(),
+    kind: string(),
+    jwt: atomicList(
+      struct(
+        {
+          issuer: struct(
+            {
+              url: string(),
+              discoveryURL: string(),
+              certificateAuthority: string(),
+              audiences: atomicList(string()),
+              audienceMatchPolicy: named(string(), 'v1.AudienceMatchPolicyType'),
+            },
+            { typeName: 'v1.Issuer' },
+          ),
+          claimValidationRules: atomicList(
+            struct({ claim: string(), requiredValue: string(), expression: string(), message: string() }, { typeName: 'v1.ClaimValidationRule' }),
+          ),
+          claimMappings: struct(
+            {
+              username: prefixedClaimOrExpression(),
+              groups: prefixedClaimOrExpression(),
+              uid: struct({ claim: string(), expression: string() }, { typeName: 'v1.ClaimOrExpression' }),
+              extra: atomicList(struct({ key: string(), valueExpression: string() }, { typeName: 'v1.ExtraMapping' })),
+            },
+            { typeName: 'v1.ClaimMappings' },
+          ),
+          userValidationRules: atomicList(struct({ expression: string(), message: string() }, { typeName: 'v1.UserValidationRule' })),
         },
-      },
-      userValidationRules: { goName: 'UserValidationRule', list: { expression: 'string', message: 'string' } },
-    },
+        { typeName: 'v1.JWTAuthenticator' },
+      ),
+    ),
+    anonymous: struct(
+      { enabled: boolean(), conditions: atomicList(struct({ path: string() }, { typeName: 'v1.AnonymousAuthCondition' })) },
+      { typeName: 'v1.AnonymousAuthConfig' },
+    ),
   },
-  anonymous: { goName: 'AnonymousAuthConfig', object: { enabled: 'bool', conditions: { goName: 'AnonymousAuthCondition', list: { path: 'string' } } } },
-};
-
-/** Every unknown field and wrong type, as Go's strict JSON decoding names them. */
-function shapeProblems(value: Record<string, unknown>, shape: Record<string, Shape>, path: string, owner: string, problems: string[]): void {
-  for (const [key, field] of Object.entries(value)) {
-    const fieldPath = path ? `${path}.${key}` : key;
-    const spec = shape[key];
-    if (!spec) {
-      problems.push(`unknown field ${JSON.stringify(fieldPath)}`);
-      continue;
-    }
-    if (field === null || field === undefined) continue;
-    const mismatch = (goType: string) => problems.push(`json: cannot unmarshal ${jsonType(field)} into Go struct field ${owner}.${fieldPath} of type ${goType}`);
-    if (spec === 'string') {
-      if (typeof field !== 'string') mismatch('string');
-    } else if (spec === 'bool') {
-      if (typeof field !== 'boolean') mismatch('bool');
-    } else if (spec === 'strings') {
-      if (!Array.isArray(field) || field.some((item) => typeof item !== 'string')) mismatch('[]string');
-    } else if ('object' in spec) {
-      if (!isObject(field)) mismatch(`v1.${spec.goName}`);
-      else shapeProblems(field, spec.object, fieldPath, owner, problems);
-    } else if (!Array.isArray(field) || field.some((item) => item !== null && !isObject(item))) {
-      mismatch(`[]v1.${spec.goName}`);
-    } else {
-      field.forEach((item, i) => isObject(item) && shapeProblems(item, spec.list, `${fieldPath}[${i}]`, owner, problems));
-    }
-  }
-}
+  { typeName: 'v1.AuthenticationConfiguration' },
+);
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
@@ -104,7 +92,8 @@ function decodeJWT(raw: Record<string, unknown>): JWTAuthenticator {
 
 /**
  * Decodes a YAML or JSON AuthenticationConfiguration strictly, as kube's loader does: group,
- * version and kind checked, unknown fields and wrong types rejected.
+ * version and kind checked, then the first value of the wrong type, or else every unknown
+ * field, rejects the file.
  */
 export function decodeAuthenticationConfiguration(data: string): AuthenticationConfiguration {
   if (data.trim() === '') throw new AuthenticationConfigDecodeError('empty config data');
@@ -113,9 +102,8 @@ export function decodeAuthenticationConfiguration(data: string): AuthenticationC
     { group: AUTHENTICATION_CONFIG_GROUP, versions: AUTHENTICATION_CONFIG_VERSIONS, kind: AUTHENTICATION_CONFIG_KIND },
     (message) => new AuthenticationConfigDecodeError(message),
   );
-  const problems: string[] = [];
-  shapeProblems(doc, SHAPE, '', 'AuthenticationConfiguration', problems);
-  if (problems.length) throw new AuthenticationConfigDecodeError(`strict decoding error: ${problems.join(', ')}`);
+  const problem = strictDecodingError(doc, AUTHENTICATION_CONFIGURATION_SCHEMA, 'v1.AuthenticationConfiguration');
+  if (problem) throw new AuthenticationConfigDecodeError(problem);
   const anonymous = isObject(doc.anonymous)
     ? { enabled: doc.anonymous.enabled === true, conditions: list(doc.anonymous.conditions).map((c) => ({ path: text(c.path) })) }
     : undefined;

@@ -11,21 +11,10 @@ import {
   WebhookConfiguration,
 } from './types';
 import { isObject } from '../../config/config-document';
-import type * as SchemaModule from './schema';
+import { shapeProblem } from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
 export class ConfigDecodeError extends Error {}
-
-let schemaModule: typeof SchemaModule | undefined;
-
-/**
- * The file's schema classes, and class-validator with them (some 350 files), load with the
- * first file decoded: a server started without --authorization-config never needs them.
- */
-function schema(): typeof SchemaModule {
-  return (schemaModule ??= require('./schema') as typeof SchemaModule);
-}
-
 
 function duration(value: unknown, fallbackMs: number): number {
   if (value === undefined || value === null) return fallbackMs;
@@ -84,7 +73,7 @@ export function decodeAuthorizationConfiguration(data: string): AuthorizationCon
     { group: AUTHORIZATION_CONFIG_GROUP, versions: AUTHORIZATION_CONFIG_VERSIONS, kind: AUTHORIZATION_CONFIG_KIND },
     (message) => new ConfigDecodeError(message),
   );
-  const problem = schema().shapeProblem(doc);
+  const problem = shapeProblem(doc);
   if (problem) throw new ConfigDecodeError(problem);
   return { authorizers: (Array.isArray(doc.authorizers) ? doc.authorizers : []).map(decodeAuthorizer) };
 }

@@ -106,10 +106,28 @@ describe('decoding an AuthenticationConfiguration', () => {
 
   it('rejects unknown fields, wrong types and other kinds strictly', () => {
     const head = 'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\n';
-    expect(() => decodeAuthenticationConfiguration(`${head}jwt:\n- issuer: {url: "https://a", bogus: 1}\n`)).toThrow('strict decoding error: unknown field "jwt[0].issuer.bogus"');
-    expect(() => decodeAuthenticationConfiguration(`${head}jwt:\n- issuer: {url: 5}\n`)).toThrow(
-      'json: cannot unmarshal number into Go struct field AuthenticationConfiguration.jwt[0].issuer.url of type string',
+    const problemOf = (body: string) => {
+      try {
+        decodeAuthenticationConfiguration(`${head}${body}`);
+        return 'decoded';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    // Every unknown field together, in document order, with its path (list items indexed).
+    expect(problemOf('jwt:\n- issuer: {url: "https://a", bogus: 1}\n  extra: 2\nanonymous: {enabled: true, why: x}\n')).toBe(
+      'strict decoding error: unknown field "jwt[0].issuer.bogus", unknown field "jwt[0].extra", unknown field "anonymous.why"',
     );
+    // The first value of the wrong type alone, named by its innermost struct and field path, as Go does.
+    expect(problemOf('jwt:\n- bogus: 1\n  issuer: {url: 5}\n')).toBe('json: cannot unmarshal number into Go struct field Issuer.jwt.issuer.url of type string');
+    expect(problemOf('jwt:\n- issuer: {url: "https://a", audienceMatchPolicy: 1}\n')).toBe(
+      'json: cannot unmarshal number into Go struct field Issuer.jwt.issuer.audienceMatchPolicy of type v1.AudienceMatchPolicyType',
+    );
+    expect(problemOf('jwt: [5]\n')).toBe('json: cannot unmarshal number into Go struct field AuthenticationConfiguration.jwt of type v1.JWTAuthenticator');
+    expect(problemOf('jwt:\n- claimMappings: {username: {claim: [sub]}}\n')).toBe(
+      'json: cannot unmarshal array into Go struct field PrefixedClaimOrExpression.jwt.claimMappings.username.claim of type string',
+    );
+    expect(problemOf('anonymous: {enabled: "yes"}\n')).toBe('json: cannot unmarshal string into Go struct field AnonymousAuthConfig.anonymous.enabled of type bool');
     expect(() => decodeAuthenticationConfiguration('apiVersion: apiserver.config.platform.io/v1\nkind: AuthorizationConfiguration\n')).toThrow(
       'no kind "AuthorizationConfiguration" is registered for version "apiserver.config.platform.io/v1"',
     );

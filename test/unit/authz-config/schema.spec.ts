@@ -18,7 +18,7 @@ const problemOf = (doc: Record<string, unknown>): string => {
   return 'decoded';
 };
 
-/** The class-validator schema of the file: every finding with its path, worded as kube's strict decoding. */
+/** The file's structural schema, read by the decoder every kind goes through: every finding with its path, worded as kube's strict decoding. */
 describe('AuthorizationConfiguration schema', () => {
   it.each([
     [{ authorizers: 'x' }, 'json: cannot unmarshal string into Go struct field AuthorizationConfiguration.authorizers of type []v1.AuthorizerConfiguration'],

@@ -92,6 +92,9 @@ describe('decoding by schema: JSON types', () => {
     ],
     ['{"spec":{"finalizers":"kubernetes"}}', 'json: cannot unmarshal string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName', namespaceSchema],
     ['[1]', 'json: cannot unmarshal array into Go value of type v1.Role', roleSchema],
+    // metav1.Time decodes itself through the standard library, whose error names no field.
+    ['{"metadata":{"creationTimestamp":5}}', 'json: cannot unmarshal number into Go value of type string', roleSchema],
+    ['{"metadata":{"managedFields":[{"time":true}]}}', 'json: cannot unmarshal bool into Go value of type string', roleSchema],
   ])('%s', (body, message, schema) => {
     const result = decodeJson(body, schema as typeof roleSchema, { rootTypeName: 'v1.Unused' });
     expect(result.typeError).toBe(message);
