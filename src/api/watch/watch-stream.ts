@@ -39,7 +39,7 @@ const WRITE_SLICE_BYTES = 64 * 1024;
  * Once the headers are out, events go straight to the socket as ready-made HTTP chunks, one
  * write each, shared with the other watchers like the encoded bytes. Through the response,
  * Node would frame every write itself (four writes to a corked socket, uncorked on the next
- * tick): per watcher, that framing was a fifth of a fan-out's main-thread time, and no
+ * tick): that was about a quarter of a fan-out's main-thread time per delivery, and no
  * watcher got its event before the last one's had been queued.
  */
 export class WatchStream {
