@@ -25,6 +25,13 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
   private stopListening: (() => void) | undefined;
   /** Flushes run one after the other. */
   private flushing: Promise<void> = Promise.resolve();
+  /**
+   * Usage reads under way. Reads and flushes exclude each other: counts on their way to the
+   * table are neither pending nor stored, and a read overlapping their write could miss them
+   * (or, reading the table just after they land, count them twice).
+   */
+  private reads = 0;
+  private readsDone: (() => void) | undefined;
 
   constructor(
     private readonly recorder: BindingUsageRecorder,
@@ -65,14 +72,21 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
 
   /** The usage of these bindings: every replica's flushed counts plus what this one counted since. */
   async usageOf(uids: readonly string[]): Promise<Map<string, StoredUsage>> {
-    const usage = await this.table.read(uids);
-    for (const uid of uids) {
-      const pending = this.recorder.pendingFor(uid);
-      if (!pending) continue;
-      const stored = usage.get(uid);
-      usage.set(uid, stored ? { grants: stored.grants + pending.grants, lastGranted: Math.max(stored.lastGranted, pending.lastGranted) } : { ...pending });
+    // A flush under way lands first (a later one waits for this read).
+    await this.flushing;
+    this.reads++;
+    try {
+      const usage = await this.table.read(uids);
+      for (const uid of uids) {
+        const pending = this.recorder.pendingFor(uid);
+        if (!pending) continue;
+        const stored = usage.get(uid);
+        usage.set(uid, stored ? { grants: stored.grants + pending.grants, lastGranted: Math.max(stored.lastGranted, pending.lastGranted) } : { ...pending });
+      }
+      return usage;
+    } finally {
+      if (--this.reads === 0) this.readsDone?.();
     }
-    return usage;
   }
 
   private async sweep(): Promise<void> {
@@ -87,6 +101,8 @@ export class BindingUsageService implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async flushOnce(): Promise<void> {
+    while (this.reads > 0) await new Promise<void>((resolve) => (this.readsDone = resolve));
+    this.readsDone = undefined;
     const counts = this.recorder.take();
     const deleted = [...this.deleted];
     this.deleted = new Set();

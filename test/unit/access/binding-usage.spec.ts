@@ -190,6 +190,82 @@ describe('flushing', () => {
     expect(Object.fromEntries(found)).toEqual({ 'uid-readers': { grants: 8, lastGranted: now() } });
     await usage.onApplicationShutdown();
   });
+
+  /**
+   * A table whose statements answer when the test lets them: a flush's counts land in its rows
+   * when its statement completes, a read sees the rows as they are when its statement runs.
+   */
+  function slowTable() {
+    const rows = new Map<string, number>();
+    const held: Array<{ kind: 'flush' | 'read'; run: () => void }> = [];
+    const query = jest.fn((sql: string, params: unknown[]) => {
+      if (sql.startsWith('WITH gone AS (DELETE FROM binding_usage WHERE uid')) {
+        const [uids, grants] = params as [string[], string[]];
+        return new Promise((resolve) =>
+          held.push({
+            kind: 'flush',
+            run: () => {
+              uids.forEach((uid, i) => rows.set(uid, (rows.get(uid) ?? 0) + Number(grants[i])));
+              resolve([]);
+            },
+          }),
+        );
+      }
+      if (sql.startsWith('SELECT uid, grants')) {
+        const answer = () => [...rows].filter(([uid]) => (params[0] as string[]).includes(uid)).map(([uid, grants]) => ({ uid, grants: String(grants), last_granted: new Date(1000) }));
+        return new Promise((resolve) => held.push({ kind: 'read', run: () => resolve(answer()) }));
+      }
+      return Promise.resolve([{ removed: 0 }]);
+    });
+    /** Lets the oldest held statement (of that kind) run; resolves once what waited on it has gone on. */
+    const release = async (kind?: 'flush' | 'read') => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const i = held.findIndex((h) => !kind || h.kind === kind);
+      if (i >= 0) held.splice(i, 1)[0].run();
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    return { query, held, release };
+  }
+
+  it('a list while a flush is being written waits for it: counts on their way to the table are seen once', async () => {
+    const table = slowTable();
+    const { chain, usage } = await service(table.query);
+    for (let i = 0; i < 3; i++) await chain.authorize(alicePods);
+    const flushed = usage.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(table.held).toHaveLength(1);
+    const listed = usage.usageOf(['uid-readers']);
+    await chain.authorize(alicePods);
+    // Were the read under way, the table would answer it before the flush lands: 3 in neither place.
+    await table.release('read');
+    await table.release('flush'); // the flush lands: 3 in the table, 1 pending
+    await flushed;
+    await table.release('read');
+    expect((await listed).get('uid-readers')?.grants).toBe(4);
+    const stopped = usage.onApplicationShutdown();
+    await table.release(); // the last count, flushed at shutdown
+    await stopped;
+  });
+
+  it('a flush while a list is reading waits for it, so the list sees the counts still pending', async () => {
+    const table = slowTable();
+    const { chain, usage } = await service(table.query);
+    for (let i = 0; i < 2; i++) await chain.authorize(alicePods);
+    const listed = usage.usageOf(['uid-readers']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(table.held).toHaveLength(1);
+    const flushed = usage.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(table.held).toHaveLength(1); // the flush has not taken the counts yet
+    await table.release(); // the read: nothing stored, 2 pending
+    expect((await listed).get('uid-readers')?.grants).toBe(2);
+    await table.release(); // now the flush writes them
+    await flushed;
+    const again = usage.usageOf(['uid-readers']);
+    await table.release();
+    expect((await again).get('uid-readers')?.grants).toBe(2);
+    await usage.onApplicationShutdown();
+  });
 });
 
 describe('BindingUsage names', () => {
