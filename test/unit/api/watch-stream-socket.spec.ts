@@ -50,6 +50,18 @@ describe('WatchStream on a connection', () => {
     });
   }
 
+  /** GET /plain through the agent: the body, and whether a kept-alive connection carried it. */
+  function getPlain(agent: http.Agent): Promise<{ body: string; reused: boolean }> {
+    return new Promise((resolve, reject) => {
+      const req = http.get(`${base}/plain`, { agent }, (r) => {
+        let body = '';
+        r.on('data', (d) => (body += d));
+        r.on('end', () => resolve({ body, reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+    });
+  }
+
   /** Every line of the body, once it ends. */
   function lines(res: http.IncomingMessage): Promise<string[]> {
     return new Promise((resolve, reject) => {
@@ -80,15 +92,7 @@ describe('WatchStream on a connection', () => {
       expect(events.every((e) => e.type === 'BOOKMARK' || e.object.pad === pad)).toBe(true);
       // The connection is kept alive and serves the next request, with no listener of the watch left on it.
       expect(socket.listenerCount('drain')).toBe(drainListeners - 1);
-      const next = await new Promise<{ body: string; reused: boolean }>((resolve, reject) => {
-        const req = http.get(`${base}/plain`, { agent }, (r) => {
-          let body = '';
-          r.on('data', (d) => (body += d));
-          r.on('end', () => resolve({ body, reused: req.reusedSocket }));
-        });
-        req.on('error', reject);
-      });
-      expect(next).toEqual({ body: '{"ok":true}', reused: true });
+      expect(await getPlain(agent)).toEqual({ body: '{"ok":true}', reused: true });
     } finally {
       agent.destroy();
     }
@@ -104,15 +108,7 @@ describe('WatchStream on a connection', () => {
       stream.send({ type: 'ADDED', object: { metadata: { name: 'after' } } });
       expect((await read).map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name)).toEqual(['before']);
       // The same connection serves it, unharmed by stray bytes.
-      const next = await new Promise<{ body: string; reused: boolean }>((resolve, reject) => {
-        const req = http.get(`${base}/plain`, { agent }, (r) => {
-          let body = '';
-          r.on('data', (d) => (body += d));
-          r.on('end', () => resolve({ body, reused: req.reusedSocket }));
-        });
-        req.on('error', reject);
-      });
-      expect(next).toEqual({ body: '{"ok":true}', reused: true });
+      expect(await getPlain(agent)).toEqual({ body: '{"ok":true}', reused: true });
     } finally {
       agent.destroy();
     }
