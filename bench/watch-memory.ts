@@ -57,9 +57,11 @@ async function settledMemory(): Promise<Memory> {
 
 const show = (m: Memory) => `RSS ${MiB(m.rss)}, heap ${MiB(m.heapUsed)}, external ${MiB(m.external)}`;
 
-async function metricValue(name: string): Promise<number> {
+/** A watch metric's value for ConfigMaps: kube labels the watcher gauge by kind, the cut-off counter by resource. */
+async function metricValue(name: 'apiserver_registered_watchers' | 'apiserver_terminated_watchers_total'): Promise<number> {
   const metric = await metricsRegistry.getSingleMetric(name)?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.resource === 'configmaps').reduce((sum, v) => sum + v.value, 0);
+  const ours = name === 'apiserver_registered_watchers' ? (labels: Record<string, unknown>) => labels.kind === 'ConfigMap' : (labels: Record<string, unknown>) => labels.resource === 'configmaps';
+  return (metric?.values ?? []).filter((v) => v.labels.group === '' && ours(v.labels)).reduce((sum, v) => sum + v.value, 0);
 }
 
 /** Opens `count` watches that never read, in a child process; resolves once all answered. */
@@ -123,22 +125,29 @@ async function measureEngine(label: string, databaseUrl: string | undefined): Pr
       const terminatedBefore = await metricValue('apiserver_terminated_watchers_total');
       const list = await must('GET', CONFIGMAPS);
       const closeStuck = await openStuckWatchers(server, `${CONFIGMAPS}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, WATCHERS);
-      await until(async () => (await metricValue('apiserver_registered_watchers')) >= registeredBefore + WATCHERS, 30_000, 'the watches to register');
-
       let peak = memory();
-      const sampler = setInterval(() => {
-        const now = memory();
-        if (now.rss > peak.rss) peak = now;
-      }, 20);
       let writes = 0;
-      while ((await metricValue('apiserver_registered_watchers')) > registeredBefore && writes < MAX_WRITES) {
-        await write();
-        writes++;
+      let cutOff = 0;
+      // The stuck clients' process goes with the round, even one that fails.
+      try {
+        await until(async () => (await metricValue('apiserver_registered_watchers')) >= registeredBefore + WATCHERS, 30_000, 'the watches to register');
+        const sampler = setInterval(() => {
+          const now = memory();
+          if (now.rss > peak.rss) peak = now;
+        }, 20);
+        try {
+          while ((await metricValue('apiserver_registered_watchers')) > registeredBefore && writes < MAX_WRITES) {
+            await write();
+            writes++;
+          }
+          await until(async () => (await metricValue('apiserver_registered_watchers')) <= registeredBefore, 30_000, 'the cut-off of every stuck watcher');
+        } finally {
+          clearInterval(sampler);
+        }
+        cutOff = (await metricValue('apiserver_terminated_watchers_total')) - terminatedBefore;
+      } finally {
+        await closeStuck();
       }
-      await until(async () => (await metricValue('apiserver_registered_watchers')) <= registeredBefore, 30_000, 'the cut-off of every stuck watcher');
-      clearInterval(sampler);
-      const cutOff = (await metricValue('apiserver_terminated_watchers_total')) - terminatedBefore;
-      await closeStuck();
       const after = await settledMemory();
       afters.push(after);
       const window = feed.windowStats();
