@@ -1,4 +1,5 @@
-import { decodeConfigDocument } from '../../config/config-document';
+import { decodeConfigDocument, isObject } from '../../config/config-document';
+import { strictDecodingError } from '../../api/validation/schema-decoder';
 import { DurationSyntaxError, parseGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZATION_CONFIG_GROUP,
@@ -10,8 +11,7 @@ import {
   DEFAULT_UNAUTHORIZED_TTL_MS,
   WebhookConfiguration,
 } from './types';
-import { isObject } from '../../config/config-document';
-import { shapeProblem } from './schema';
+import { AUTHORIZATION_CONFIGURATION_SCHEMA } from './schema';
 
 /** A file that cannot be decoded (kube: "failed to load AuthorizationConfiguration from file: ..."). */
 export class ConfigDecodeError extends Error {}
@@ -73,7 +73,7 @@ export function decodeAuthorizationConfiguration(data: string): AuthorizationCon
     { group: AUTHORIZATION_CONFIG_GROUP, versions: AUTHORIZATION_CONFIG_VERSIONS, kind: AUTHORIZATION_CONFIG_KIND },
     (message) => new ConfigDecodeError(message),
   );
-  const problem = shapeProblem(doc);
+  const problem = strictDecodingError(doc, AUTHORIZATION_CONFIGURATION_SCHEMA, 'v1.AuthorizationConfiguration');
   if (problem) throw new ConfigDecodeError(problem);
   return { authorizers: (Array.isArray(doc.authorizers) ? doc.authorizers : []).map(decodeAuthorizer) };
 }

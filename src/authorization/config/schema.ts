@@ -1,5 +1,4 @@
 import { atomicList, boolean, string, struct, StructSchema } from '../../api/schema/schema';
-import { strictDecodingError } from '../../api/validation/schema-decoder';
 
 /**
  * The AuthorizationConfiguration file's shape as a structural schema, each struct with the Go
@@ -33,11 +32,3 @@ export const AUTHORIZATION_CONFIGURATION_SCHEMA: StructSchema = struct(
   { typeName: 'v1.AuthorizationConfiguration' },
 );
 
-/**
- * What kube's strict decoding of the document would say, or undefined when it fits: the first
- * value of the wrong type stops decoding (`json: cannot unmarshal ...`); otherwise every unknown
- * field is reported together, in document order.
- */
-export function shapeProblem(document: Record<string, unknown>): string | undefined {
-  return strictDecodingError(document, AUTHORIZATION_CONFIGURATION_SCHEMA, 'v1.AuthorizationConfiguration');
-}
