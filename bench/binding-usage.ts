@@ -63,7 +63,7 @@ function question(i: number): AuthorizationAttributes {
 }
 
 /** A decision traced (so not counted): its result names the granting binding. */
-const tracedAnswer = (chain: AuthorizerChain, attrs: AuthorizationAttributes) => chain.authorize(attrs, []);
+const tracedAnswer = (chain: AuthorizerChain, attrs: AuthorizationAttributes) => chain.authorize(attrs, { trace: [] });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentBelow = (on: number, off: number) => ((off - on) / off) * 100;
 

@@ -5,6 +5,7 @@ import { ServerOptions } from '../src/config/options';
 import { roleType } from '../src/rbac/kinds/kinds';
 import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
 import { runAccessReviewBench } from './access-reviews';
+import { runDecisionConsistencyBench } from './decision-consistency';
 import { runMetricsCostBench } from './metrics-cost';
 import { runAuditStagesBench } from './audit-stages';
 import { runAuthnBench } from './authn';
@@ -18,6 +19,10 @@ import { runRoleBindingsMemory, runSoakBench } from './soak';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { runCreatesBench } from './creates';
+import { runStallsBench } from './stalls';
+import { runFuzzMemoryBench } from './fuzz-memory';
+import { runFailoverBench } from './failover';
+import { runRevisionCounterBench } from './revision-counter';
 import { BenchServer, startBareFanOut, startBenchServer } from './servers';
 import { describeDelays, now as fanOutNow, openWatchers } from './watch-fan-out';
 import { mainThreadCpuMs } from './main-thread-cost';
@@ -34,7 +39,11 @@ import { issueClientCertificate } from '../src/server/certificates';
  * `-- fan-out` only the watch fan-out (bench/watch-fan-out.ts) on each engine;
  * `-- soak` only heap and RSS over 100,000 writes (bench/soak.ts);
  * `-- memory` (or `-- idle`, `-- startup`) only whole-process start-up, idle RSS and idle CPU (bench/process.ts);
- * `-- rolebindings` only the memory after 20,000 RoleBindings (bench/soak.ts).
+ * `-- rolebindings` only the memory after 20,000 RoleBindings (bench/soak.ts);
+ * `-- stalls` only how long single heavy requests and a fuzz hold the event loop (bench/stalls.ts);
+ * `-- fuzz-memory` only the memory a fuzz leaves behind (bench/fuzz-memory.ts);
+ * `-- failover` only the failover harness on Patroni, HAProxy and PgBouncer (bench/failover.ts);
+ * `-- counter` only the single revision counter's creates per second (bench/revision-counter.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -194,6 +203,16 @@ async function watchFanOut(server: BenchServer, label: string, watchers: number,
 async function main() {
   // `npm run bench -- codecs`: only the in-process encode/decode figures.
   if (process.argv.includes('codecs')) return runCodecBench();
+  // `npm run bench -- failover`: the server on Patroni-managed PostgreSQL, its primary killed under load (bench/failover.ts).
+  if (process.argv.includes('failover')) return runFailoverBench();
+  // `npm run bench -- counter`: creates per second through the single revision counter at 1, 8 and 32 writers (bench/revision-counter.ts).
+  if (process.argv.includes('counter')) return runRevisionCounterBench();
+  // `npm run bench -- stalls`: how long single heavy requests and a fuzz hold the event loop, seen from /livez (bench/stalls.ts).
+  if (process.argv.includes('stalls')) return runStallsBench();
+  // `npm run bench -- fuzz-memory`: the memory a fuzz leaves behind, and after its objects are deleted (bench/fuzz-memory.ts).
+  if (process.argv.includes('fuzz-memory')) return runFuzzMemoryBench();
+  // `npm run bench -- consistency`: stale decisions across two replicas of one PostgreSQL, with and without --consistent-authorization (bench/decision-consistency.ts).
+  if (process.argv.includes('consistency')) return runDecisionConsistencyBench();
   // `npm run bench -- rbac`: only the RBAC authorizer figures (bench/rbac-authorization.ts).
   if (process.argv.includes('rbac')) return runRbacBench();
   // `npm run bench -- reviews`: only the SubjectAccessReview figures (bench/access-reviews.ts);

@@ -121,9 +121,9 @@ export class AccessAnalyzer {
   }
 
   /** AccessExplanation: the chain's decision, traced, and RBAC's view of it. */
-  async explain(attrs: AuthorizationAttributes): Promise<Omit<AccessExplanationStatus, 'evaluationError'> & { chainError?: string }> {
+  async explain(attrs: AuthorizationAttributes, arrivedAt?: number): Promise<Omit<AccessExplanationStatus, 'evaluationError'> & { chainError?: string }> {
     const trace: AuthorizerAnswer[] = [];
-    const result = await this.chain.authorize(attrs, trace);
+    const result = await this.chain.authorize(attrs, { trace, arrivedAt });
     const decisions: AuthorizerDecisionRecord[] = trace.map((t) => ({
       authorizer: { type: t.type, name: t.name },
       decision: t.result.decision,

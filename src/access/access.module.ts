@@ -18,6 +18,7 @@ import { BindingUsageService } from './binding-usage.service';
 import { BindingUsageStorage } from './binding-usage-storage';
 import { ContinueTokenService } from '../api/resources/continue-token.service';
 import { ResourceType } from '../api/schema/resource-type';
+import { WriteOptions } from '../api/resources/storage';
 import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
 import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
 
@@ -55,8 +56,9 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     };
     const ready = () => this.policy.ready();
 
-    const whoCan = async (spec: ResourceAccessReviewSpec) => {
+    const whoCan = async (spec: ResourceAccessReviewSpec, opts: WriteOptions) => {
       await ready();
+      await this.chain.consistent(opts.receivedAt);
       const attrs = reviewAttributes({ username: '', groups: [] }, spec, attributeOptions());
       const status = analyzer.whoCan(attrs);
       status.evaluationError = reviewEvaluationError(status.evaluationError, attrs);
@@ -67,10 +69,10 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
       accessExplanationType,
       new AccessStorage<SubjectAccessReviewSpec>(
         accessExplanationType,
-        async (spec) => {
+        async (spec, opts) => {
           await ready();
           const attrs = subjectAccessReviewAttributes(spec, attributeOptions());
-          const { chainError, ...status } = await analyzer.explain(attrs);
+          const { chainError, ...status } = await analyzer.explain(attrs, opts.receivedAt);
           const evaluationError = reviewEvaluationError(chainError, attrs);
           return { spec: accessReviewSpecToWire(spec), status: accessExplanationStatusToWire({ ...status, evaluationError }) };
         },
@@ -85,8 +87,8 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     this.registry.register(resourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(resourceAccessReviewType, whoCan, normalize));
     this.registry.register(
       subjectRulesReviewType,
-      new AccessStorage<SubjectRulesReviewSpec>(subjectRulesReviewType, async (spec) => {
-        const rules = await this.chain.rulesFor(reviewedUser(spec), spec.namespace ?? '');
+      new AccessStorage<SubjectRulesReviewSpec>(subjectRulesReviewType, async (spec, opts) => {
+        const rules = await this.chain.rulesFor(reviewedUser(spec), spec.namespace ?? '', opts.receivedAt);
         return { spec: subjectRulesReviewSpecToWire(spec), status: rulesReviewStatusToWire(rules) };
       }),
     );

@@ -1,3 +1,4 @@
+import { parseImpersonationVerb } from '../authentication/constrained-impersonation';
 import { AuthorizationAttributes } from '../authorization/authorizer';
 import { apiGroupMatches, nonResourceURLMatches, resourceMatches, resourceNameMatches, verbMatches } from '../authorization/rbac/rule-matching';
 import { PolicyRule } from '../rbac/kinds/types';
@@ -24,12 +25,21 @@ const quote = (s: string) => JSON.stringify(s);
 const baseOf = (entry: string) => entry.split('/')[0];
 
 /**
+ * For an impersonation verb (`impersonate-on:user-info:list`) a rule may well name
+ * `impersonate-on:user-info:*`, which RBAC takes literally: say so.
+ */
+function starInsideVerb(rule: PolicyRule, verb: string): string {
+  if (!parseImpersonationVerb(verb) || !(rule.verbs ?? []).some((v) => v !== '*' && v.includes('*'))) return '';
+  return ' ("*" is a wildcard only as a whole verb)';
+}
+
+/**
  * What fails, or undefined when the rule cannot speak to this kind of request at all (a
  * URL rule for a resource request, or the reverse): such rules are not near misses.
  */
 export function missingDimensions(rule: PolicyRule, scope: BindingScope, attrs: AuthorizationAttributes): string[] | undefined {
   const missing: string[] = [];
-  if (!verbMatches(rule, attrs.verb)) missing.push(`verb ${quote(attrs.verb)} is not in verbs ${list(rule.verbs)}`);
+  if (!verbMatches(rule, attrs.verb)) missing.push(`verb ${quote(attrs.verb)} is not in verbs ${list(rule.verbs)}${starInsideVerb(rule, attrs.verb)}`);
   if (!attrs.isResourceRequest) {
     if (!rule.nonResourceURLs?.length) return undefined;
     if (!nonResourceURLMatches(rule, attrs.path)) missing.push(`non-resource URL ${quote(attrs.path)} is not matched by nonResourceURLs ${list(rule.nonResourceURLs)}`);

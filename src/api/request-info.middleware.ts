@@ -1,6 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
+import { performance } from 'node:perf_hooks';
 import { ResourceRegistry } from './resources/registry';
 import { ApiRequest } from './request/request-context';
 import { RequestInfo, resolveRequestInfo } from './request/request-info';
@@ -16,6 +17,7 @@ export class RequestInfoMiddleware implements NestMiddleware {
   constructor(private readonly registry: ResourceRegistry) {}
 
   use(req: ApiRequest, _res: Response, next: NextFunction): void {
+    req.receivedAt = performance.now();
     // Express 5's req.query parses the query string again on every read: it is parsed once
     // here, as express's default ("simple") query parser does, and kept as a plain property.
     const url = req.originalUrl ?? req.url;

@@ -1,16 +1,31 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { recordLongRunningStarted, recordRequest, recordRequestStarted } from '../metrics/request-metrics';
+import { recordLongRunningStarted, recordRequest, RequestLabels } from '../metrics/request-metrics';
 import { ApiRequest } from './request/request-context';
-import { requestKindOf, requestMetricLabels } from './request/request-metric-labels';
+import { requestMetricLabels } from './request/request-metric-labels';
 import { ResourceRegistry } from './resources/registry';
+
+/** The labels of kube's request metrics for a request answered with `code`. */
+export function metricLabelsOf(req: ApiRequest, registry: ResourceRegistry, code: number): RequestLabels {
+  const info = req.requestInfo;
+  return requestMetricLabels({
+    info,
+    method: req.method,
+    path: req.path,
+    contentType: req.headers['content-type'],
+    dryRun: (req.query as Record<string, unknown>).dryRun,
+    served: !!info?.isResourceRequest && registry.isServed(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource),
+    code,
+  });
+}
 
 /**
  * The pipeline stage after request info: kube's request metrics for every request,
- * whatever answers it (401 and 403 included): in flight while it runs (a watch as a
- * long-running request instead), then counted with its code, latency and (for reads) the
- * size of its response once the response closes.
+ * whatever answers it (401 and 403 included): a watch as a long-running request while it
+ * runs, then each request counted with its code, latency and (for reads) the size of its
+ * response once the response closes. The in-flight gauge is the in-flight limit's, which
+ * counts the requests it admits (after authentication, as kube's).
  */
 @Injectable()
 export class RequestMetricsMiddleware implements NestMiddleware {
@@ -27,24 +42,10 @@ export class RequestMetricsMiddleware implements NestMiddleware {
     if (!this.enabled) return next();
     const started = performance.now();
     const info = req.requestInfo;
-    const served = () => {
-      const i = req.requestInfo;
-      return !!i?.isResourceRequest && this.registry.isServed(i.apiPrefix === 'api' ? '' : i.apiGroup, i.apiVersion, i.resource);
-    };
-    const labelsAt = (code: number) =>
-      requestMetricLabels({
-        info: req.requestInfo,
-        method: req.method,
-        path: req.path,
-        contentType: req.headers['content-type'],
-        dryRun: (req.query as Record<string, unknown>).dryRun,
-        served: served(),
-        code,
-      });
+    const labelsAt = (code: number) => metricLabelsOf(req, this.registry, code);
     const watch = info?.isResourceRequest && info.verb === 'watch';
-    // kube leaves long-running requests out of the in-flight count and tracks them on their own.
+    // kube tracks long-running requests on their own.
     const endLongRunning = watch ? recordLongRunningStarted(labelsAt(200)) : undefined;
-    const endInflight = watch ? undefined : recordRequestStarted(requestKindOf(req.method, info));
     const sized = req.method === 'GET' && !watch;
     let bytes = 0;
     if (sized) {
@@ -64,7 +65,6 @@ export class RequestMetricsMiddleware implements NestMiddleware {
       } as Response['end'];
     }
     res.once('close', () => {
-      endInflight?.();
       endLongRunning?.();
       recordRequest(labelsAt(res.statusCode), res.statusCode, (performance.now() - started) / 1000, bytes);
     });

@@ -145,6 +145,17 @@ export const errors = {
     );
   },
 
+  /** kube's NewTooManyRequests: 429 with the wait in the details and in Retry-After. */
+  tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+    return new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+  },
+
+  /** kube's NewTimeoutError: 504 `Timeout: <message>`; a wait of 0 leaves the details empty and sends no Retry-After. */
+  timeout(message: string, retryAfterSeconds = 0): StatusError {
+    const headers: Record<string, string> = retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : {};
+    return new StatusError(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds > 0 ? { retryAfterSeconds } : {}, headers);
+  },
+
   pathNotFound(): StatusError {
     return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
   },

@@ -25,6 +25,11 @@ export interface AuditObjectReference {
   subresource?: string;
 }
 
+/** kube's audit.k8s.io/v1 AuthenticationMetadata. */
+export interface AuditAuthenticationMetadata {
+  impersonationConstraint?: string;
+}
+
 /** An audit event, its fields in kube's order (which is the order they are written in). */
 export interface AuditEvent {
   kind: 'Event';
@@ -36,6 +41,8 @@ export interface AuditEvent {
   verb: string;
   user: AuditUser;
   impersonatedUser?: AuditUser;
+  /** How the request was authenticated: the constrained impersonation verb that allowed impersonatedUser. */
+  authenticationMetadata?: AuditAuthenticationMetadata;
   sourceIPs?: string[];
   userAgent?: string;
   objectRef?: AuditObjectReference;

@@ -245,6 +245,7 @@ export class RequestAuditor implements OnApplicationShutdown {
       event.objectRef.resourceVersion ||= meta.resourceVersion;
     }
     if (req.userInfo && audit.authenticatedUser && req.userInfo !== audit.authenticatedUser) event.impersonatedUser = auditUser(req.userInfo);
+    if (record.impersonationConstraint) event.authenticationMetadata = { impersonationConstraint: record.impersonationConstraint };
     event.responseStatus = record.responseStatus ? { ...record.responseStatus, code } : { metadata: {}, code };
     const strip = config.omitManagedFields ? withoutManagedFields : (body: unknown) => body;
     if (record.requestObject !== undefined) event.requestObject = strip(record.requestObject);
@@ -266,6 +267,7 @@ export class RequestAuditor implements OnApplicationShutdown {
       verb: e.verb,
       user: e.user,
       impersonatedUser: e.impersonatedUser,
+      authenticationMetadata: e.authenticationMetadata,
       sourceIPs: e.sourceIPs,
       userAgent: e.userAgent,
       objectRef: e.objectRef && { ...e.objectRef },

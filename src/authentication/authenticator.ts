@@ -6,7 +6,8 @@ import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './certificate-chain';
 import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header';
-import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, bearerToken, CREDENTIAL_NOT_AFTER, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
+import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
+import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './bearer-token';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */
@@ -152,7 +153,8 @@ export class Authenticator {
    * given audiences (the API's when none). Never anonymous.
    */
   async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
-    const req = { headers: { authorization: `Bearer ${token}` }, socket: {}, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
+    // The token as given, not re-read from a header (whose parsing would cut it at a space).
+    const req = { headers: {}, socket: {}, [PRESENTED_TOKEN]: token, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
     const reasons: string[] = [];
     for (const bound of this.strategies) {
       if (CONNECTION_STRATEGIES.has(bound.strategy.name)) continue;
@@ -202,8 +204,9 @@ export class Authenticator {
       if (outcome.kind === 'fail') failure ??= outcome.message;
     }
     if (failure !== undefined) throw errors.unauthorized();
-    // kube's bearer-token authenticator: a token that no method accepts is invalid, never anonymous.
-    if (bearerToken(req) !== undefined) throw errors.unauthorized();
+    // kube's bearer-token authenticators: a token that no method accepts is invalid, never
+    // anonymous, and so is a malformed WebSocket token subprotocol.
+    if (bearerToken(req) !== undefined || malformedBearerToken(req) !== undefined) throw errors.unauthorized();
     if (!this.settings.anonymous) throw errors.unauthorized();
     if (this.settings.anonymousPaths && !this.settings.anonymousPaths.includes((req.originalUrl ?? req.url).split('?')[0])) throw errors.unauthorized();
     this.removeCredentials(req);
@@ -220,7 +223,7 @@ export class Authenticator {
    * identity headers (standard and configured) so that no later stage takes them for identity.
    */
   private removeCredentials(req: Request): void {
-    delete req.headers.authorization;
+    removeBearerToken(req);
     removeIdentityHeaders(req.headers, STANDARD_REQUEST_HEADERS);
     this.requestHeader?.removeHeaders(req);
   }

@@ -15,6 +15,8 @@ import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, UserInfo } from
  *   Impersonate-Uid           uids (authentication.platform.io)
  *
  * Resource names are the requested values. Groups, extras or a uid without a user are refused.
+ * This is the filter without the ConstrainedImpersonation gate; constrained-impersonation.ts
+ * has the one with it.
  */
 
 export const IMPERSONATE_USER = 'impersonate-user';

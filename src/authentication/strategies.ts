@@ -3,6 +3,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Strategy } from 'passport-strategy';
 import { UserInfo } from '../apimachinery/user-info';
+import { bearerToken } from './bearer-token';
 import { chainsTo } from './certificate-chain';
 
 /**
@@ -115,9 +116,5 @@ export function setCredentialNotAfter(req: Request, ms: number): void {
   (req as unknown as Record<symbol, number>)[CREDENTIAL_NOT_AFTER] = ms;
 }
 
-export function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  if (!header) return undefined;
-  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1] : undefined;
-}
+/** Every token method reads the request's token through this one extractor (kube's parsing). */
+export { bearerToken } from './bearer-token';

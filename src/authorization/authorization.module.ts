@@ -5,11 +5,24 @@ import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { CurrentRevision } from '../storage/current-revision';
+import { DecisionConsistency } from './decision-consistency';
 
 const bindingUsageRecorder = {
   provide: BindingUsageRecorder,
   useFactory: (options?: ServerOptions) => new BindingUsageRecorder(options?.bindingUsage.recording ?? true),
   inject: [{ token: SERVER_OPTIONS, optional: true }],
+};
+
+const decisionConsistency = {
+  provide: DecisionConsistency,
+  // Without a store (unit tests of the chain) decisions have nothing to wait for.
+  useFactory: (revision: CurrentRevision | undefined, options?: ServerOptions) =>
+    revision ? new DecisionConsistency(revision, options?.consistentAuthorization ?? true) : null,
+  inject: [
+    { token: CurrentRevision, optional: true },
+    { token: SERVER_OPTIONS, optional: true },
+  ],
 };
 
 /**
@@ -18,7 +31,7 @@ const bindingUsageRecorder = {
  * this one; the chain is built from the configuration by AuthorizationConfigModule).
  */
 @Module({
-  providers: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, bindingUsageRecorder],
-  exports: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, BindingUsageRecorder],
+  providers: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, bindingUsageRecorder, decisionConsistency],
+  exports: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, BindingUsageRecorder, DecisionConsistency],
 })
 export class AuthorizationModule {}

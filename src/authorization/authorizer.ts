@@ -1,6 +1,7 @@
 import { UserInfo } from '../apimachinery/user-info';
 import { FieldRequirement } from '../api/selectors/field-selector';
 import { LabelRequirement } from '../api/selectors/label-selector';
+import type { StoreFollowingState } from './decision-consistency';
 
 /**
  * What an authorizer is asked: kube's authorizer.Attributes. The guard builds it from a
@@ -85,4 +86,10 @@ export interface Authorizer {
   rulesFor?(user: UserInfo, namespace: string): Promise<RuleResolution> | RuleResolution;
   /** Releases resources (watches, timers) when the chain is replaced or the server stops. */
   close?(): Promise<void> | void;
+  /**
+   * The state it decides from when that state follows the store's changes (the RBAC index,
+   * the Node graph): decisions wait until it has applied the store's revision as of their
+   * arrival (DecisionConsistency).
+   */
+  readonly followsStore?: StoreFollowingState;
 }

@@ -31,7 +31,7 @@ export class RequestAuthorization {
     const attrs = attributesOf(req.requestInfo, req.userInfo ?? anonymousUser(), req.query as Record<string, unknown>, {
       authorizeWithSelectors: this.authorizeWithSelectors,
     });
-    const result = await this.chain.authorize(attrs);
+    const result = await this.chain.authorize(attrs, { arrivedAt: req.receivedAt });
     addAuditAnnotation(req, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
     addAuditAnnotation(req, REASON_ANNOTATION, result.reason ?? '');
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);

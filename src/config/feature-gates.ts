@@ -31,6 +31,8 @@ export const KNOWN_FEATURES = {
   StructuredAuthenticationConfiguration: { default: true, stage: 'BETA' },
   /** `anonymous.conditions` in the authentication configuration. */
   AnonymousAuthConfigurableEndpoints: { default: false, stage: 'ALPHA' },
+  /** `impersonate:<mode>` and `impersonate-on:<mode>:<verb>` before the legacy `impersonate` (kube 1.36: beta, on). */
+  ConstrainedImpersonation: { default: true, stage: 'BETA' },
   ServerSideApply: { default: true, stage: 'GA', lockToDefault: true },
   ServerSideFieldValidation: { default: true, stage: 'GA', lockToDefault: true },
   APIListChunking: { default: true, stage: 'GA', lockToDefault: true },

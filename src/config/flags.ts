@@ -6,6 +6,7 @@ import { parseRuntimeConfig, RuntimeConfig } from './runtime-config';
 import { CURRENT_RELEASE, releaseText } from '../apimachinery/release';
 import { AUDIT_GROUP_VERSIONS, AUDIT_MODES, AuditBatchOptions, AuditMode, AuditOptions, AuditTruncateOptions, DEFAULT_MAX_REQUEST_BYTES, defaultOptions, LoggingFormat, ServerOptions, SUPPORTED_SIGNING_ALGS } from './options';
 import { BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from './controllers';
+import { DEFAULT_TLS_MIN_VERSION, INSECURE_CIPHER_SUITES, parseCipherSuites, parseTlsVersion, PREFERRED_CIPHER_SUITES, TLS_VERSION_NAMES, TlsVersionName } from './tls';
 
 /**
  * A bad command line or configuration: main prints the message on one line and exits 1.
@@ -159,6 +160,15 @@ function nonNegative(flagName: string) {
   };
 }
 
+/** An int flag kube's ServerRunOptions.Validate refuses below zero, in its words. */
+function notNegative(flagName: string) {
+  return (value: string): number => {
+    const n = integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(value);
+    if (n < 0) throw new Error(`--${flagName} can not be negative value`);
+    return n;
+  };
+}
+
 /** pflag's Float32Var (strconv.ParseFloat). */
 function float(value: string): number {
   const n = Number(value);
@@ -303,6 +313,26 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       group: SERVING,
       usage: 'File containing the x509 private key matching --tls-cert-file.',
       parse: path,
+    },
+    {
+      name: 'tls-cipher-suites',
+      type: 'strings',
+      group: SERVING,
+      usage: [
+        "Comma-separated list of cipher suites for the server. If omitted, the TLS library's default cipher suites will be used. TLS 1.3 suites cannot be configured: TLS 1.3 handshakes may use any of them.",
+        `Preferred values: ${PREFERRED_CIPHER_SUITES.join(', ')}.`,
+        `Insecure values: ${INSECURE_CIPHER_SUITES.join(', ')}.`,
+      ].join('\n'),
+      parse: (value) => parseCipherSuites(commaList(value)),
+      repeatable: true,
+      default: d.tlsCipherSuites,
+    },
+    {
+      name: 'tls-min-version',
+      type: 'string',
+      group: SERVING,
+      usage: `Minimum TLS version supported. Possible values: ${TLS_VERSION_NAMES.join(', ')}`,
+      parse: parseTlsVersion,
     },
     {
       name: 'max-request-bytes',
@@ -610,6 +640,16 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       shown: '30s',
     },
     {
+      name: 'consistent-authorization',
+      type: 'bool',
+      group: AUTHORIZATION,
+      usage:
+        "Decide only once the RBAC index and the Node graph have applied every change the store committed before the request arrived, on every replica (one read of the store's revision per batch of requests on PostgreSQL, none on the embedded store; 503 with Retry-After if they do not catch up within 3s). false decides from them as they are, which may lag another replica's writes by the change feed's delay.",
+      parse: bool,
+      default: d.consistentAuthorization,
+      shown: 'true',
+    },
+    {
       name: 'binding-usage-recording',
       type: 'bool',
       group: AUTHORIZATION,
@@ -687,6 +727,42 @@ function flagSpecs(d: ServerOptions): FlagSpec[] {
       parse: goDuration,
       default: d.livezGracePeriodMs,
       shown: '0s',
+    },
+    {
+      name: 'max-mutating-requests-inflight',
+      type: 'int',
+      group: GENERIC,
+      usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+      parse: notNegative('max-mutating-requests-inflight'),
+      default: d.maxMutatingRequestsInFlight,
+      shown: String(d.maxMutatingRequestsInFlight),
+    },
+    {
+      name: 'max-requests-inflight',
+      type: 'int',
+      group: GENERIC,
+      usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+      parse: notNegative('max-requests-inflight'),
+      default: d.maxRequestsInFlight,
+      shown: String(d.maxRequestsInFlight),
+    },
+    {
+      name: 'min-request-timeout',
+      type: 'int',
+      group: GENERIC,
+      usage: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.',
+      parse: notNegative('min-request-timeout'),
+      default: d.minRequestTimeoutSeconds,
+      shown: String(d.minRequestTimeoutSeconds),
+    },
+    {
+      name: 'request-timeout',
+      type: 'duration',
+      group: GENERIC,
+      usage: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.',
+      parse: goDuration,
+      default: d.requestTimeoutMs,
+      shown: '1m0s',
     },
     {
       name: 'shutdown-delay-duration',
@@ -941,6 +1017,8 @@ interface ParsedFlags {
   bindAddress: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  tlsCipherSuites: string[];
+  tlsMinVersion?: TlsVersionName;
   clientCaFile?: string;
   dataDir: string;
   databaseUrl?: string;
@@ -972,6 +1050,10 @@ interface ParsedFlags {
   authorizationWebhookCacheUnauthorizedTtl: number;
   enableAdmissionPlugins: string[];
   maxRequestBytes: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeout: number;
+  minRequestTimeout: number;
   kubectlReviewAliases: boolean;
   migrateOnly?: boolean;
   livezGracePeriod: number;
@@ -1032,6 +1114,7 @@ interface ParsedFlags {
   authenticationTokenWebhookCacheTtl: number;
   bindingUsageRecording: boolean;
   bindingUsageFlushInterval: number;
+  consistentAuthorization: boolean;
 }
 
 function program(): Command {
@@ -1152,6 +1235,8 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     bindAddress: o.bindAddress,
     tlsCertFile: o.tlsCertFile,
     tlsPrivateKeyFile: o.tlsPrivateKeyFile,
+    tlsCipherSuites: o.tlsCipherSuites,
+    tlsMinVersion: o.tlsMinVersion ?? DEFAULT_TLS_MIN_VERSION,
     clientCaFile: o.clientCaFile,
     dataDir: o.dataDir,
     databaseUrl,
@@ -1200,6 +1285,10 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     authorizationPolicyFile: o.authorizationPolicyFile,
     enableAdmissionPlugins: o.enableAdmissionPlugins,
     maxRequestBodyBytes: o.maxRequestBytes,
+    maxRequestsInFlight: o.maxRequestsInflight,
+    maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
+    requestTimeoutMs: o.requestTimeout,
+    minRequestTimeoutSeconds: o.minRequestTimeout,
     kubectlReviewAliases: o.kubectlReviewAliases,
     migrateOnly: !!o.migrateOnly,
     livezGracePeriodMs: o.livezGracePeriod,
@@ -1211,5 +1300,6 @@ export function parseServerFlags(argv: string[], env: NodeJS.ProcessEnv): Server
     audit: auditOptionsOf(o),
     ...proxyAndTokenWebhookOptionsOf(o),
     bindingUsage: { recording: o.bindingUsageRecording, flushIntervalMs: o.bindingUsageFlushInterval },
+    consistentAuthorization: o.consistentAuthorization,
   });
 }

@@ -1,5 +1,6 @@
 import { FeatureGates } from './feature-gates';
 import { EMPTY_RUNTIME_CONFIG, RuntimeConfig } from './runtime-config';
+import { DEFAULT_TLS_MIN_VERSION, TlsVersionName } from './tls';
 
 /**
  * The server's settings as the flags give them (their syntax checked). What they name (files,
@@ -16,6 +17,10 @@ export interface ServerOptions {
   tlsPrivateKeyFile?: string;
   /** --client-ca-file: extra authorities for client certificates (the data dir CA is always trusted). */
   clientCaFile?: string;
+  /** --tls-min-version: the oldest TLS version a client may handshake with (kube's default VersionTLS12). */
+  tlsMinVersion: TlsVersionName;
+  /** --tls-cipher-suites: Go's names of the suites offered; empty: the TLS library's defaults. */
+  tlsCipherSuites: string[];
   /** --data-dir, default ./data */
   dataDir: string;
   /** --database-url or DATABASE_URL; the embedded store when unset. */
@@ -71,6 +76,14 @@ export interface ServerOptions {
   enableAdmissionPlugins: string[];
   /** --max-request-bytes: largest request body accepted (default 3 MiB, as kube). */
   maxRequestBodyBytes: number;
+  /** --max-requests-inflight: reads (get, list) served at once before 429s; 0: no limit. */
+  maxRequestsInFlight: number;
+  /** --max-mutating-requests-inflight: writes served at once before 429s; 0: no limit. */
+  maxMutatingRequestsInFlight: number;
+  /** --request-timeout in ms: a request that is not long-running gets 504 after it (default 1m). */
+  requestTimeoutMs: number;
+  /** --min-request-timeout in seconds: a watch without timeoutSeconds ends between it and twice it (default 1800). */
+  minRequestTimeoutSeconds: number;
   /**
    * --kubectl-review-aliases (default true): also answer the review kinds at kube's
    * `authorization.k8s.io` and `authentication.k8s.io` paths, where kubectl posts them.
@@ -104,6 +117,8 @@ export interface ServerOptions {
   authenticationTokenWebhook: AuthenticationTokenWebhookOptions;
   /** The `--binding-usage-*` flags: which RBAC bindings grant, counted and flushed to the database. */
   bindingUsage: BindingUsageOptions;
+  /** --consistent-authorization: decisions wait until the indexes have the store's revision of their arrival. */
+  consistentAuthorization: boolean;
 }
 
 /** The `--requestheader-*` flags (header defaults as kubeadm sets them). */
@@ -283,6 +298,8 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
   return {
     securePort: 6443,
     bindAddress: '127.0.0.1',
+    tlsMinVersion: DEFAULT_TLS_MIN_VERSION,
+    tlsCipherSuites: [],
     dataDir: './data',
     embeddedFsync: true,
     embeddedSharedBuffersBytes: 16 * 1024 * 1024,
@@ -302,6 +319,10 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     authorizationWebhook: { version: 'v1beta1', cacheAuthorizedTTLMs: 5 * 60_000, cacheUnauthorizedTTLMs: 30_000 },
     enableAdmissionPlugins: [],
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BYTES,
+    maxRequestsInFlight: 400,
+    maxMutatingRequestsInFlight: 200,
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
     kubectlReviewAliases: true,
     migrateOnly: false,
     writeAdminKubeconfig: true,
@@ -317,6 +338,7 @@ export function defaultOptions(overrides: Partial<ServerOptions> = {}): ServerOp
     requestHeader: { allowedNames: [], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] },
     authenticationTokenWebhook: { version: 'v1', cacheTtlMs: 2 * 60_000 },
     bindingUsage: { recording: true, flushIntervalMs: 10_000 },
+    consistentAuthorization: true,
     ...overrides,
   };
 }

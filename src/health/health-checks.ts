@@ -42,9 +42,26 @@ export interface PostStartHook {
   failed(error: Error): void;
 }
 
-/** kube's order in the lists: ping, log, the store, informers, post-start hooks, shutdown. */
-const RANK: Record<string, number> = { ping: 0, log: 1, storage: 2, 'informer-sync': 3, shutdown: 5 };
-const rank = (name: string) => RANK[name] ?? (name.startsWith('poststarthook/') ? 4 : 3.5);
+/** kube's order in the lists: ping, log, the store (its space, whether it takes writes), informers, post-start hooks, shutdown. */
+const RANK: Record<string, number> = { ping: 0, log: 1, storage: 2, 'storage-space': 2.5, 'storage-writable': 2.7, 'informer-sync': 3, shutdown: 5 };
+/**
+ * The post-start hooks in the order the server's start runs them (configuration, store,
+ * controllers), not in the order modules happen to be built; others follow them.
+ */
+const POST_START_ORDER = [
+  'authentication/config-loader',
+  'authorization/config-loader',
+  'storage-migrations',
+  'start-namespace-controller',
+  'rbac/bootstrap-roles',
+  'start-clusterrole-aggregation-controller',
+].map((hook) => `poststarthook/${hook}`);
+const rank = (name: string) => {
+  if (RANK[name] !== undefined) return RANK[name];
+  if (!name.startsWith('poststarthook/')) return 3.5;
+  const known = POST_START_ORDER.indexOf(name);
+  return 4 + (known < 0 ? POST_START_ORDER.length : known) / 100;
+};
 
 /**
  * The named checks behind /livez, /readyz and /healthz, in kube's names: `ping`, `log`,
@@ -160,15 +177,35 @@ export class HealthChecks {
   }
 }
 
-/** Runs `work` but gives up after `ms` with an error saying so (a check must answer promptly). */
+/** The slices a check's wait is counted in (see withinTimeout). */
+const TIMEOUT_SLICE_MS = 100;
+
+/**
+ * Runs `work` but gives up after `ms` of its own waiting with an error saying so (a check
+ * must answer promptly). The wait is counted in slices, each as long as it was meant to be:
+ * a slice that ends late because the event loop was busy counts no more, so time spent
+ * queued behind other work on this thread does not fail the check; and an answer that
+ * arrived meanwhile is taken before giving up.
+ */
 export async function withinTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let last: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000}s`)), ms);
+    let waited = 0;
+    const wait = (slice: number) => {
+      timer = setTimeout(() => {
+        waited += slice;
+        if (waited < ms) return wait(Math.min(TIMEOUT_SLICE_MS, ms - waited));
+        // After this turn's I/O: an answer that came while the loop was busy is taken first.
+        last = setImmediate(() => reject(new Error(`${what} did not answer within ${ms / 1000}s`)));
+      }, slice);
+    };
+    wait(Math.min(TIMEOUT_SLICE_MS, ms));
   });
   try {
     return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
+    clearImmediate(last);
   }
 }

@@ -15,6 +15,14 @@ const decisions = metricsCatalog.seriesCounter({
   labelNames: ['type', 'name', 'decision'] as const,
 });
 
+const consistencyWaits = metricsCatalog.histogram({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_authorization_consistency_wait_seconds',
+  help: 'Time decisions waited for the authorization indexes to apply the store revision of their arrival, by outcome (caught-up, timeout, store-unavailable: decided without waiting).',
+  labelNames: ['outcome'],
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3],
+});
+
 const webhookEvaluations = metricsCatalog.counter({
   stabilityLevel: 'ALPHA',
   name: 'apiserver_authorization_webhook_evaluations_total',
@@ -99,4 +107,9 @@ export function recordMatchConditionEvaluation(type: string, name: string, secon
 
 export function recordMatchConditionExclusion(type: string, name: string): void {
   matchConditionExclusions.inc({ type, name });
+}
+
+/** A decision that had to wait for the indexes (or could not learn the store's revision). */
+export function recordDecisionConsistencyWait(outcome: 'caught-up' | 'timeout' | 'store-unavailable', seconds: number): void {
+  consistencyWaits.observe({ outcome }, seconds);
 }

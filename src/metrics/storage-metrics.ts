@@ -97,3 +97,15 @@ const embeddedFsyncs = metricsCatalog.histogram({
 export function recordEmbeddedFsync(file: 'wal' | 'data', seconds: number): void {
   embeddedFsyncs.observe({ file }, seconds);
 }
+
+const diskFullWrites = metricsCatalog.counter({
+  stabilityLevel: 'ALPHA',
+  name: 'apiserver_storage_disk_full_total',
+  help: 'Number of writes the store refused because the disk holding its database was full (answered 503 ServiceUnavailable with Retry-After).',
+  labelNames: [],
+});
+
+/** One write refused for a full disk (kube has no such counter: etcd's own alarm tells of it there). */
+export function recordDiskFullWrite(): void {
+  diskFullWrites.inc();
+}

@@ -54,7 +54,7 @@ export class AccessReviewStorage implements ResourceStorage {
     if (errs.length) throw this.request.invalid(target, errs);
 
     const attrs = reviewAttributes(this.subject(spec, opts.user), spec, options);
-    const result = await this.chain.authorize(attrs);
+    const result = await this.chain.authorize(attrs, { arrivedAt: opts.receivedAt });
     const status: SubjectAccessReviewStatus = {
       allowed: result.decision === 'Allow',
       denied: result.decision === 'Deny',

@@ -26,7 +26,7 @@ export class RulesReviewStorage implements ResourceStorage {
     this.request.checkTypeMeta(target, body);
     const namespace = (body as RulesReview).spec?.namespace;
     if (!namespace) throw errors.badRequest('no namespace on request');
-    const rules = await this.chain.rulesFor(opts.user, namespace);
+    const rules = await this.chain.rulesFor(opts.user, namespace, opts.receivedAt);
     const answer = this.request.answer(target, { metadata: { creationTimestamp: null }, spec: {}, status: rulesReviewStatusToWire(rules) });
     return { object: answer, created: true };
   }

@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { AUDIT_ID } from '../api/request/audit-id';
+import { REQUEST_DEADLINE } from '../api/request/request-deadline';
 
 /**
  * The server's request object: Node's IncomingMessage with every property that express and
@@ -20,6 +21,7 @@ export class ApiIncomingMessage extends IncomingMessage {
   /** Shadows express's getter, which parses the query string again on every read: the pipeline parses it once. */
   query: unknown = undefined;
   // The request pipeline (src/api/request/request-context.ts's ApiRequest).
+  receivedAt: unknown = undefined;
   requestInfo: unknown = undefined;
   userInfo: unknown = undefined;
   rawBody: unknown = undefined;
@@ -31,6 +33,7 @@ export class ApiIncomingMessage extends IncomingMessage {
   apiDeprecation: unknown = undefined;
   resolved: unknown = undefined;
   [AUDIT_ID]: string | undefined = undefined;
+  [REQUEST_DEADLINE]: unknown = undefined;
 }
 
 /** The server's response object: Node's ServerResponse with express's `locals` declared up front (see ApiIncomingMessage). */

@@ -9,6 +9,8 @@ import { RequestPipelineMiddleware } from './request-pipeline.middleware';
 import { RequestBodyMiddleware } from '../api/request-body.middleware';
 import { RequestInfoMiddleware } from '../api/request-info.middleware';
 import { RequestMetricsMiddleware } from '../api/request-metrics.middleware';
+import { RequestTimeoutMiddleware } from '../api/request-timeout.middleware';
+import { MaxInflightMiddleware } from '../api/max-inflight.middleware';
 import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
 import { AuthorizationGuard } from '../authorization/authorization.guard';
 import { AuthorizationModule } from '../authorization/authorization.module';
@@ -96,7 +98,9 @@ export class AppModule {
         // The pipeline's stages (authentication comes from its own module).
         RequestInfoMiddleware,
         RequestMetricsMiddleware,
+        RequestTimeoutMiddleware,
         ImpersonationMiddleware,
+        MaxInflightMiddleware,
         RequestBodyMiddleware,
         RequestPipelineMiddleware,
         { provide: APP_FILTER, useClass: StatusExceptionFilter },

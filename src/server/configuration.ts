@@ -15,6 +15,7 @@ import { loadWebhookKubeconfig } from '../webhook-client/kubeconfig';
 import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../serviceaccount/settings';
 import { ServiceAccountTokenSettings } from '../serviceaccount/service-account-tokens';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
+import { parsePostgresUrl, PostgresUrlError } from '../storage/postgres-url';
 
 /**
  * Everything the server runs with: the flags, and what the files and addresses they name
@@ -154,13 +155,16 @@ function usableDirectory(dir: string): void {
 
 /** A PostgreSQL URL; the value is never repeated, as it may hold a password. */
 function postgresUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error('not a URL; expected postgres://user:password@host:port/database');
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
+  if (scheme === undefined) throw new Error('not a URL; expected postgres://user:password@host:port/database');
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new Error(`unsupported scheme "${scheme}"; expected postgres://user:password@host:port/database`);
   }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new Error(`unsupported scheme "${parsed.protocol.replace(/:$/, '')}"; expected postgres://user:password@host:port/database`);
+  // libpq's syntax, several hosts included (postgres://h1:5432,h2:5432/db?target_session_attrs=read-write).
+  try {
+    parsePostgresUrl(url);
+  } catch (err) {
+    if (err instanceof PostgresUrlError) throw new Error(`${err.message.replace(/ in the PostgreSQL URL .*$/, '')}; expected postgres://user:password@host:port/database`);
+    throw err;
   }
 }

@@ -9,16 +9,21 @@ import { ImpersonationMiddleware } from '../authentication/impersonation.middlew
 import { RequestAuditor } from '../audit/request-auditor';
 import { ResourceRoutes } from '../api/resources/resource-routes';
 import { RequestAuthorization } from '../authorization/request-authorization';
+import { RequestTimeoutMiddleware } from '../api/request-timeout.middleware';
+import { MaxInflightMiddleware } from '../api/max-inflight.middleware';
+import { deadlinePassed } from '../api/request/request-deadline';
 
 /**
  * The stages every request passes before routing, in order: its audit ID, what the request
- * is, its metrics (recorded when it ends), who sends it, its audit level (for that caller, as
- * kube evaluates the policy before impersonation), as whom it acts, then (only for them) its
- * body. One express middleware runs them (`asMiddleware`, the application's only one), so the
- * router matches one layer instead of several on every request. A stage that throws ends the request (the Status filter renders the error);
- * each stage continues by calling its `next`. A resource request is then authorized and
+ * is, its metrics (recorded when it ends), its deadline, who sends it, its audit level (for
+ * that caller, as kube evaluates the policy before impersonation), as whom it acts, its place
+ * among the requests in flight, then (only for them) its body. One express middleware runs
+ * them (`asMiddleware`, the application's only one), so the router matches one layer instead
+ * of several on every request. A stage that throws ends the request (the Status filter
+ * renders the error); each stage continues by calling its `next`. A resource request is then authorized and
  * served by the resource route table; anything else goes on to the routed endpoints
- * (discovery, health, metrics, ...), whose guard authorizes it.
+ * (discovery, health, metrics, ...), whose guard authorizes it. A request whose deadline
+ * passed while a stage was waiting (its client has had the 504) goes no further.
  */
 @Injectable()
 export class RequestPipelineMiddleware implements NestMiddleware {
@@ -27,14 +32,16 @@ export class RequestPipelineMiddleware implements NestMiddleware {
   constructor(
     info: RequestInfoMiddleware,
     metrics: RequestMetricsMiddleware,
+    timeout: RequestTimeoutMiddleware,
     authentication: AuthenticationMiddleware,
     impersonation: ImpersonationMiddleware,
+    inflight: MaxInflightMiddleware,
     body: RequestBodyMiddleware,
     audit: RequestAuditor,
     private readonly authorization: RequestAuthorization,
     private readonly resources: ResourceRoutes,
   ) {
-    this.stages = [audit.init, info, metrics, authentication, audit.received, impersonation, body];
+    this.stages = [audit.init, info, metrics, timeout, authentication, audit.received, impersonation, inflight, body];
   }
 
   /**
@@ -63,13 +70,17 @@ export class RequestPipelineMiddleware implements NestMiddleware {
     for (const stage of stages) {
       continued = false;
       const pending: unknown = stage.use(req, res, proceed);
-      if (pending instanceof Promise) await pending;
+      if (pending instanceof Promise) {
+        await pending;
+        if (deadlinePassed(req)) return;
+      }
       if (failure !== undefined) return next(failure);
       if (!continued) return;
     }
     if (!this.resources.serves(req)) return next();
     try {
       await this.authorization.authorize(req);
+      if (deadlinePassed(req)) return;
       await this.resources.serve(req, res);
     } catch (err) {
       next(err);

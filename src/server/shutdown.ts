@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:https';
 import type { ApiRequest } from '../api/request/request-context';
+import { isLongRunning } from '../api/request/long-running';
 
 /** kube's answer to a new request once the server no longer takes any (`--shutdown-send-retry-after`). */
 export const SHUTTING_DOWN_MESSAGE = 'The apiserver is shutting down, please try again later.';
@@ -40,10 +41,6 @@ type Phase = 'serving' | 'delaying' | 'refusing' | 'closing';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function isLongRunning(req: ApiRequest): boolean {
-  return req.requestInfo?.verb === 'watch';
-}
-
 /**
  * kube-apiserver's graceful termination, for SIGTERM and SIGINT: /readyz fails at once; the
  * server keeps serving for `--shutdown-delay-duration` (so load balancers stop sending);
@@ -79,10 +76,10 @@ export class GracefulShutdown {
     };
   }
 
-  /** Requests in flight that are not watches. */
+  /** Requests in flight that are not long-running (watches). */
   pendingRequests(): number {
     let n = 0;
-    for (const req of this.inflight) if (!isLongRunning(req)) n++;
+    for (const req of this.inflight) if (!isLongRunning(req.requestInfo)) n++;
     return n;
   }
 

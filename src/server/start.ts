@@ -9,6 +9,7 @@ import { parseRelease } from '../apimachinery/release';
 import { metricsCatalog } from '../metrics/registry';
 import { FlagError } from '../config/flags';
 import { ServerOptions } from '../config/options';
+import { insecureCipherSuites, TlsHandshakeSettings, tlsHandshakeSettings } from '../config/tls';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import { Database, DatabaseUnreachableError, openDatabase } from '../storage/database';
 import { ensureServingMaterial, ServingMaterial } from './certificates';
@@ -64,6 +65,15 @@ function urlHost(bindAddress: string): string {
 function exposeMetrics(options: ServerOptions): void {
   if (options.showHiddenMetricsForVersion) metricsCatalog.showHidden(parseRelease(options.showHiddenMetricsForVersion)!);
   for (const warning of metricsCatalog.deprecationWarnings()) new Logger('Metrics').warn(warning);
+}
+
+/**
+ * The handshake settings of `--tls-min-version` and `--tls-cipher-suites`, with kube's warning
+ * for each insecure suite named.
+ */
+function tlsHandshakeOptions(options: ServerOptions): TlsHandshakeSettings {
+  for (const name of insecureCipherSuites(options.tlsCipherSuites)) new Logger('Server').warn(`Use of insecure cipher '${name}' detected.`);
+  return tlsHandshakeSettings(options.tlsMinVersion, options.tlsCipherSuites);
 }
 
 /** Opens and migrates the configured store; an unreachable PostgreSQL is a bad --database-url. */
@@ -123,6 +133,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         ca: [...material.clientCaPems, ...(configuration.authentication.requestHeader ? [configuration.authentication.requestHeader.clientCaPem] : [])],
         requestCert: true,
         rejectUnauthorized: false,
+        ...tlsHandshakeOptions(options),
         // Go's http.DefaultMaxHeaderBytes (1 MiB), as kube: an oversized bearer token is then
         // refused by authentication with a 401 Status rather than by Node's 16 KiB limit.
         // Requests with the properties the pipeline adds declared up front: one shape for all.

@@ -68,6 +68,11 @@ export class ChangeFollower {
     return this.cursor.toString();
   }
 
+  /** revision() as a number, for comparisons made on every decision. */
+  appliedRevision(): bigint {
+    return this.cursor;
+  }
+
   /** Moves the position without replaying (the sink listed afresh at `revision`). */
   resetTo(revision: string): void {
     this.cursor = BigInt(revision);

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Client, ClientConfig } from 'pg';
+import type { Client } from 'pg';
 import type { EmbeddedEngine } from './embedded-engine';
 
 /** The channel every write NOTIFYs in its transaction (delivered on commit); the payload is the revision. */
@@ -22,12 +22,16 @@ export interface ChangeNotifier {
 
 const RECONNECT_DELAY_MS = 1000;
 
-/** One dedicated connection per listener on PostgreSQL, re-established when it drops. */
+/**
+ * One dedicated connection per listener on PostgreSQL (from `connect`, so on the host the
+ * pool uses too: NOTIFYs are delivered on the server that committed), re-established when it
+ * drops or when asked to (its server turned read-only: a standby hears no commits).
+ */
 export class PostgresChangeNotifier implements ChangeNotifier {
   private readonly logger = new Logger('ChangeNotifier');
-  private readonly listeners = new Set<Unlisten>();
+  private readonly listeners = new Map<Unlisten, () => void>();
 
-  constructor(private readonly connection: ClientConfig) {}
+  constructor(private readonly connect: () => Promise<Client>) {}
 
   async listen(onChange: (revision: string) => void): Promise<Unlisten> {
     let client: Client | null = null;
@@ -35,7 +39,7 @@ export class PostgresChangeNotifier implements ChangeNotifier {
     let stopped = false;
 
     const connect = async (again: boolean): Promise<void> => {
-      const c = new Client(this.connection);
+      const c = await this.connect();
       c.on('notification', (msg) => {
         if (msg.channel === CHANGES_CHANNEL) onChange(msg.payload ?? '');
       });
@@ -44,21 +48,24 @@ export class PostgresChangeNotifier implements ChangeNotifier {
         reconnect(c);
       });
       c.on('end', () => reconnect(c));
+      if (stopped) {
+        await c.end().catch(() => undefined);
+        return;
+      }
       client = c;
-      await c.connect();
       await c.query(`LISTEN ${CHANGES_CHANNEL}`);
       // What committed while the connection was down sent its NOTIFY to nobody.
       if (again) onChange('');
     };
-    const reconnect = (failed: Client) => {
+    const reconnect = (failed: Client | null) => {
       if (stopped || client !== failed || retry) return;
       client = null;
-      failed.end().catch(() => undefined);
+      failed?.end().catch(() => undefined);
       retry = setTimeout(() => {
         retry = null;
         connect(true).catch((err: Error) => {
           this.logger.warn(`change listener cannot reconnect: ${err.message}`);
-          if (client) reconnect(client);
+          reconnect(client);
         });
       }, RECONNECT_DELAY_MS);
       retry.unref();
@@ -73,7 +80,7 @@ export class PostgresChangeNotifier implements ChangeNotifier {
       client = null;
       await c?.end().catch(() => undefined);
     };
-    this.listeners.add(unlisten);
+    this.listeners.set(unlisten, () => reconnect(client));
     try {
       await connect(false);
     } catch (err) {
@@ -83,8 +90,13 @@ export class PostgresChangeNotifier implements ChangeNotifier {
     return unlisten;
   }
 
+  /** Every listener connects again (and wakes its feed once connected). */
+  reconnect(): void {
+    for (const again of this.listeners.values()) again();
+  }
+
   async close(): Promise<void> {
-    await Promise.all([...this.listeners].map((unlisten) => unlisten()));
+    await Promise.all([...this.listeners.keys()].map((unlisten) => unlisten()));
   }
 }
 

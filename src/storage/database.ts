@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Client, ClientConfig, Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../migrations';
 import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir-template';
@@ -9,8 +9,13 @@ import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
 import { EngineThread } from './embedded-engine';
+import { RestartingEngine } from './restarting-engine';
+import { SessionMutex } from './session-mutex';
 import { syncPath } from './pglite-loader';
 import { pgliteSession, poolSession, SqlSession } from './sql-session';
+import { PostgresConnections } from './postgres-connections';
+import { parsePostgresUrl, PostgresUrlError } from './postgres-url';
+import { EMBEDDED_SESSION_FEATURES, probeSessionFeatures, SessionFeatures } from './session-features';
 
 export interface DatabaseSettings {
   /** PostgreSQL URL; unset = the embedded engine (PGlite) in `<dataDir>/db`. */
@@ -33,11 +38,13 @@ export interface DatabaseSettings {
 /** The PostgreSQL server of a database URL does not answer or refuses the connection. */
 export class DatabaseUnreachableError extends Error {}
 
-/** Where a PostgreSQL URL points, for messages: host, port and database, never the password. */
+/** Where a PostgreSQL URL points, for messages: hosts, ports and database, never the password. */
 export function postgresTarget(url: string): string {
-  const u = new URL(url);
-  const host = u.hostname || new URLSearchParams(u.search).get('host') || 'localhost';
-  return `${host}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+  try {
+    return parsePostgresUrl(url).describe();
+  } catch {
+    return 'an unreadable URL';
+  }
 }
 
 /** How long the first connection to PostgreSQL may take before the start gives up. */
@@ -49,6 +56,10 @@ export interface Database {
   /** The store's hot path: the same connections without TypeORM's result copies. */
   sql: SqlSession;
   notifier: ChangeNotifier;
+  /** Whether LISTEN and session advisory locks work on its connections (not behind a transaction pooler). */
+  sessionFeatures: SessionFeatures;
+  /** PostgreSQL: how connections find their host, and sessions of their own for listeners and leader election. */
+  connections?: PostgresConnections;
   /** Closes listeners, connections and (embedded) the engine and its lock. */
   close(): Promise<void>;
 }
@@ -78,36 +89,54 @@ function checkSchemaName(schema: string): string {
 
 async function openPostgres(url: string, schemaName?: string): Promise<Database> {
   const schema = schemaName === undefined ? undefined : checkSchemaName(schemaName);
-  const connection: ClientConfig = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  let connections: PostgresConnections;
+  try {
+    connections = new PostgresConnections(url, { schema });
+  } catch (err) {
+    if (err instanceof PostgresUrlError) throw new DatabaseUnreachableError(err.message);
+    throw err;
+  }
+  const poolOptions = { connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS, Client: connections.Client };
   const dataSource = new DataSource({
     ...BASE_OPTIONS,
-    url,
+    // TypeORM reads one host from it; every connection chooses its own (connections.Client).
+    url: connections.firstHostUrl(),
     schema,
     poolSize: POOL_SIZE,
     // A database that does not answer fails a request (504) instead of holding it forever.
-    extra: { connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS, ...(connection.options ? { options: connection.options } : {}) },
+    extra: poolOptions,
   } as DataSourceOptions);
 
-  // Several servers may start at once on one database: one migrates, the others wait for
-  // it and then find nothing left to do. The lock is per schema and held by its own session.
-  const admin = new Client({ ...connection, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Several servers may start at once on one database: one migrates, the others wait for it
+  // and then find nothing left to do. The lock is per schema, taken in a transaction that
+  // stays open while the migrations run on other connections (a transaction keeps its server
+  // connection even behind a pooler in transaction mode, where a session lock would not).
+  let admin: Client;
   try {
-    await admin.connect();
+    admin = await connections.connect({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   } catch (err) {
-    await admin.end().catch(() => undefined);
     // pg's messages name the host and the user, never the password.
     throw new DatabaseUnreachableError(`cannot connect to PostgreSQL at ${postgresTarget(url)}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}`);
   }
-  try {
-    const lockName = `platform-authz migrations ${schema ?? 'public'}`;
-    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [lockName]);
+  admin.on('error', () => undefined);
+  const lockName = `platform-authz migrations ${schema ?? 'public'}`;
+  const underLock = async (work: () => Promise<void>) => {
+    await admin.query('BEGIN');
     try {
-      if (schema) await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await admin.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockName]);
+      await work();
+      await admin.query('COMMIT');
+    } catch (err) {
+      await admin.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  };
+  try {
+    if (schema) await underLock(() => admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).then(() => undefined));
+    await underLock(async () => {
       await dataSource.initialize();
       await dataSource.runMigrations({ transaction: 'all' });
-    } finally {
-      await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
-    }
+    });
   } catch (err) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     throw err;
@@ -115,17 +144,80 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
     await admin.end().catch(() => undefined);
   }
 
-  const notifier = new PostgresChangeNotifier(connection);
+  // TypeORM's pool, replaced when its server is found read-only: the old one closes its idle
+  // connections at once and the others as they are given back, once nobody waits on it.
+  const driver = dataSource.driver as unknown as { master: Pool };
+  const retiring = new Set<Promise<void>>();
+  const unwatch = connections.onReadOnly(() => {
+    const old = driver.master;
+    const fresh = new Pool({ ...poolOptions, connectionString: connections.firstHostUrl(), max: POOL_SIZE } as ConstructorParameters<typeof Pool>[0]);
+    fresh.on('error', (err) => poolLogger.warn(`a pooled PostgreSQL connection failed: ${err.message}`));
+    driver.master = fresh;
+    const ended = endWhenIdle(old).finally(() => retiring.delete(ended));
+    retiring.add(ended);
+  });
+  const sql = poolSession(() => driver.master);
+
+  let sessionFeatures: SessionFeatures;
+  try {
+    sessionFeatures = await probeSessionFeatures(() => connections.connect(), sql);
+  } catch (err) {
+    unwatch();
+    await dataSource.destroy().catch(() => undefined);
+    throw err;
+  }
+  if (!sessionFeatures.listen) {
+    poolLogger.warn(
+      'LISTEN/NOTIFY and session advisory locks do not work on these connections (a pooler in transaction mode?): ' +
+        `the change log is polled every ${POLLED_CHANGE_LOG_MS} ms and leaders are elected with a lease row`,
+    );
+  }
+
+  const notifier = new PostgresChangeNotifier(() => connections.connect({ keepAlive: true }));
+  // A listener on a server that turned read-only hears no more commits: it connects again.
+  const unwatchListener = connections.onReadOnly(() => notifier.reconnect());
   return {
     engine: 'postgres',
     dataSource,
-    sql: poolSession((dataSource.driver as unknown as { master: Pool }).master),
+    sql,
     notifier,
+    sessionFeatures,
+    connections,
     async close() {
+      unwatch();
+      unwatchListener();
       await notifier.close();
       if (dataSource.isInitialized) await dataSource.destroy();
+      await Promise.all(retiring);
     },
   };
+}
+
+const poolLogger = new Logger('PostgreSQL');
+
+/**
+ * How often the change log is read for other replicas' writes where NOTIFYs cannot arrive (the
+ * change feed's poll interval; a change of another replica is seen within about this long).
+ */
+export const POLLED_CHANGE_LOG_MS = 500;
+
+/** How often a retired pool looks whether callers still wait for it (they may also give up waiting). */
+const RETIRED_POOL_CHECK_MS = 200;
+
+/** Ends a pool once no caller waits for one of its connections (ending it earlier would strand them). */
+function endWhenIdle(pool: Pool): Promise<void> {
+  return new Promise((resolve) => {
+    const tryEnd = () => {
+      if (pool.waitingCount > 0) return;
+      clearInterval(timer);
+      pool.off('acquire', tryEnd);
+      pool.end().then(resolve, () => resolve());
+    };
+    const timer = setInterval(tryEnd, RETIRED_POOL_CHECK_MS);
+    timer.unref();
+    pool.on('acquire', tryEnd);
+    tryEnd();
+  });
 }
 
 /** fsyncs every file and directory below `dir`, then `dir` and each parent up to `top`. */
@@ -181,12 +273,17 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     // The template only seeds a new directory; an existing database is never replaced.
     const fresh = isEmptyDir(dir);
     const durable = settings.fsync !== false;
+    const engineSettings = { durable, sharedBuffersBytes: settings.sharedBuffersBytes };
     mkdirSync(dir, { recursive: true });
-    const pglite = fresh ? await startNewPGlite(dir, settings, durable) : await EngineThread.start(dir, { durable, sharedBuffersBytes: settings.sharedBuffersBytes });
+    const first = fresh ? await startNewPGlite(dir, settings, durable) : await EngineThread.start(dir, engineSettings);
     // PostgreSQL syncs what it writes from now on; the files initdb (or the seed) wrote before
     // it ran are synced once here, with the directory entries that lead to them.
     if (fresh && durable) syncTree(dir, settings.dataDir);
-    const driver = createPGliteDriver(pglite);
+    // An engine that ends by itself (a PANIC: its log could not be written, the disk full) is
+    // started again on the directory it left, while nobody holds the session.
+    const session = new SessionMutex();
+    const pglite = new RestartingEngine(first, () => EngineThread.start(dir, engineSettings), (fn) => session.run(fn));
+    const driver = createPGliteDriver(pglite, session);
     const dataSource = new DataSource({ ...BASE_OPTIONS, driver: driver.pg } as DataSourceOptions);
     try {
       await dataSource.initialize();
@@ -204,6 +301,7 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
       dataSource,
       sql: pgliteSession(pglite, driver.exclusive),
       notifier,
+      sessionFeatures: EMBEDDED_SESSION_FEATURES,
       close() {
         closing ??= (async () => {
           try {

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { recordEmbeddedCall, recordEmbeddedFsync } from '../metrics/storage-metrics';
-import { EngineErrorFields, PGliteDatabaseError } from './engine-errors';
+import { endsTheEngine, engineEndedError, EngineErrorFields, PGliteDatabaseError } from './engine-errors';
 import type { PGliteSettings } from './pglite-loader';
 
 /** A statement's outcome as PGlite gives it: json columns parsed, int8 and numeric as strings. */
@@ -54,6 +54,8 @@ export type EngineReply =
   | { started: true }
   | { started: false; error: EngineErrorFields }
   | { notify: number; payload: string }
+  /** The engine ended (a PANIC in its log) while a call was running: that call will never be answered. */
+  | { ended: EngineErrorFields }
   | ({ id: number; inTransaction: boolean; calls: number[]; fsyncs: EngineFsync[] } & ({ result: unknown } | { error: EngineErrorFields }));
 
 const JSON_OIDS = new Set([114, 3802]);
@@ -138,6 +140,9 @@ export class EngineThread implements EmbeddedEngine {
   private inTransaction = false;
   private stopped: Error | undefined;
   private closing: Promise<void> | undefined;
+  private markEnded!: (reason: Error) => void;
+  /** Resolves with the reason once the engine has stopped: closed, or ended by an error it cannot go on from. */
+  readonly ended = new Promise<Error>((resolve) => (this.markEnded = resolve));
 
   private constructor(private readonly worker: Worker) {}
 
@@ -244,21 +249,31 @@ export class EngineThread implements EmbeddedEngine {
       this.listeners.get(reply.notify)?.(reply.payload);
       return;
     }
+    if ('ended' in reply) return this.end(reply.ended);
     if (!('id' in reply)) return;
     for (const seconds of reply.calls) recordEmbeddedCall(seconds);
     for (const { file, seconds } of reply.fsyncs) recordEmbeddedFsync(file, seconds);
     this.inTransaction = reply.inTransaction;
     const pending = this.pending.get(reply.id);
-    if (!pending) return;
-    this.pending.delete(reply.id);
-    if (this.pending.size === 0) this.worker.unref();
-    if ('error' in reply) pending.reject(PGliteDatabaseError.from(reply.error));
-    else pending.resolve(reply.result);
+    if (pending) {
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if ('error' in reply) pending.reject(PGliteDatabaseError.from(reply.error));
+      else pending.resolve(reply.result);
+    }
+    if ('error' in reply && endsTheEngine(reply.error)) this.end(reply.error);
+  }
+
+  /** The thread's engine will never answer again: it goes, and every call waiting or to come fails with the cause. */
+  private end(cause: EngineErrorFields): void {
+    this.stop(engineEndedError(cause));
+    void this.worker.terminate();
   }
 
   /** Every waiting request fails with `reason`, and every later one. */
   private stop(reason: Error): void {
     this.stopped ??= reason;
+    this.markEnded(this.stopped);
     this.inTransaction = false;
     for (const pending of this.pending.values()) pending.reject(this.stopped);
     this.pending.clear();

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Results } from '@electric-sql/pglite';
 import { startPGlite } from './pglite-loader';
 import type { EngineFsync, EngineReply, EngineRequest, EngineResults, EngineThreadData } from './embedded-engine';
-import { engineErrorFields } from './engine-errors';
+import { engineEndingLogLine, engineErrorFields } from './engine-errors';
 
 /**
  * The embedded store engine's thread: PGlite runs here, so its statements (and each commit's
@@ -48,19 +48,40 @@ async function answer(db: PGlite, request: EngineRequest): Promise<unknown> {
   }
 }
 
+/** Whether the server has been told that the engine started (or that it did not). */
+let answeredStart = false;
+
+/**
+ * Told at once of a PANIC in PostgreSQL's log: PGlite then loops inside the call that met it
+ * and this thread never answers again, but a message posted now still reaches the server,
+ * which ends the thread. During the start, the start has failed.
+ */
+function onServerLog(line: string): void {
+  const ended = engineEndingLogLine(line);
+  if (!ended) return;
+  if (answeredStart) port!.postMessage({ ended } satisfies EngineReply);
+  else {
+    answeredStart = true;
+    port!.postMessage({ started: false, error: ended } satisfies EngineReply);
+  }
+}
+
 async function serve(): Promise<void> {
   let db: PGlite;
   try {
     db = await startPGlite(data.dir, data.settings, {
       onEngineCall: (seconds) => calls.push(seconds),
       onFsync: (file, seconds) => fsyncs.push({ file, seconds }),
+      onServerLog,
       jsonAsText: true,
     });
   } catch (err) {
-    port!.postMessage({ started: false, error: engineErrorFields(err) } satisfies EngineReply);
+    if (!answeredStart) port!.postMessage({ started: false, error: engineErrorFields(err) } satisfies EngineReply);
     return;
   }
+  if (answeredStart) return; // a PANIC while starting, which PGlite did not report
   port!.postMessage({ started: true } satisfies EngineReply);
+  answeredStart = true;
 
   // One request at a time, in order: the session is PGlite's only one.
   let queue = Promise.resolve();

@@ -1,5 +1,6 @@
 import { Change, LocalCommitListener } from './object-store';
 import { SqlQuery, SqlSession } from './sql-session';
+import { storageFailureOf } from './storage-errors';
 
 /**
  * A write's work inside the transaction: it takes the next revision (bumping the counter) and
@@ -114,6 +115,16 @@ export class GroupCommit {
         if (refused < 0) {
           // The commit failed: every write of the batch fails.
           pending.forEach((queued, i) => queued.reject(outcomes[i] && 'error' in outcomes[i] ? (outcomes[i] as { error: unknown }).error : err));
+          return;
+        }
+        const refusal = (outcomes[refused] as { error: unknown }).error;
+        if (storageFailureOf(refusal)) {
+          // The database is away or out of space, not refusing this write's value: the others
+          // would fail the same way one transaction after another.
+          pending.forEach((queued, i) => {
+            const outcome = outcomes[i];
+            queued.reject(outcome && 'error' in outcome ? outcome.error : refusal);
+          });
           return;
         }
         pending[refused].reject(outcomes[refused] && (outcomes[refused] as { error: unknown }).error);

@@ -106,6 +106,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.follower.revision();
   }
 
+  /** revision() as a number. */
+  appliedRevision(): bigint {
+    return this.follower.appliedRevision();
+  }
+
   /** Applies now what the feed has read and the cache has not yet. */
   catchUp(): Promise<void> {
     return this.follower.catchUp();

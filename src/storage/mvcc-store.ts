@@ -25,6 +25,8 @@ import { fromColumn, toColumn } from './object-column';
 import { dataSourceSession, SqlQuery, SqlSession } from './sql-session';
 import { GroupCommit, RevisionedWrite } from './group-commit';
 import type { Database } from './database';
+import { storageFailureOf } from './storage-errors';
+import type { StoreDiskSpace } from './store-disk-space';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -107,14 +109,16 @@ export interface MvccStoreOptions {
    * rather than the files growing for ever, and the planner's statistics follow the data.
    */
   vacuumAfterCompaction?: boolean;
+  /** Told of each write refused because the database's disk is full. */
+  diskSpace?: StoreDiskSpace;
 }
 
 /**
  * The server's store on an open database: writes grouped into shared commits, and, on the
  * embedded engine (single-user PostgreSQL, no autovacuum), vacuums after compactions.
  */
-export function serverStore(db: Database): MvccStore {
-  return new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite' });
+export function serverStore(db: Database, diskSpace?: StoreDiskSpace): MvccStore {
+  return new MvccStore(db.dataSource, db.sql, { groupCommit: true, vacuumAfterCompaction: db.engine === 'pglite', diskSpace });
 }
 
 export class MvccStore implements ObjectStore {
@@ -123,6 +127,7 @@ export class MvccStore implements ObjectStore {
 
   /** `sql` is the hot path (a Database's); without one, statements go through the DataSource. */
   private readonly vacuumAfterCompaction: boolean;
+  private readonly diskSpace?: StoreDiskSpace;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -131,6 +136,7 @@ export class MvccStore implements ObjectStore {
   ) {
     this.commits = new GroupCommit(sql, this.commitListeners, options.groupCommit ?? false);
     this.vacuumAfterCompaction = options.vacuumAfterCompaction ?? false;
+    this.diskSpace = options.diskSpace;
   }
 
   addCommitListener(listener: LocalCommitListener): () => void {
@@ -414,7 +420,13 @@ export class MvccStore implements ObjectStore {
 
   /** Runs a write in a transaction holding the next revision (shared with other writes when grouped). */
   private async write(key: ObjectKey, fn: RevisionedWrite): Promise<StoredObject> {
-    const change = await this.commits.run(fn);
+    let change: Change;
+    try {
+      change = await this.commits.run(fn);
+    } catch (err) {
+      if (this.diskSpace && storageFailureOf(err) === 'disk-full') this.diskSpace.refused();
+      throw err;
+    }
     return { key, revision: change.revision, object: change.object };
   }
 

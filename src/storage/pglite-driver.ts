@@ -80,8 +80,8 @@ export interface PGliteDriver {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export function createPGliteDriver(db: EmbeddedEngine): PGliteDriver {
-  const mutex = new SessionMutex();
+/** `mutex`: the session's lock, when others must take it too (a restart of the engine). */
+export function createPGliteDriver(db: EmbeddedEngine, mutex = new SessionMutex()): PGliteDriver {
   const client = new PGliteClient(db);
 
   /** Gives the session back, first ending any transaction its holder left open. */

@@ -110,6 +110,11 @@ export interface PGliteHooks {
   onFsync?(file: 'wal' | 'data', seconds: number): void;
   /** json and jsonb values as their text (for a caller in another thread), parsed otherwise. */
   jsonAsText?: boolean;
+  /**
+   * Told each line PostgreSQL logs (its warnings and worse), as it logs it: the one way to hear
+   * of a PANIC, after which PGlite's call never returns.
+   */
+  onServerLog?(line: string): void;
 }
 
 /**
@@ -130,6 +135,8 @@ export async function startPGlite(dir: string | undefined, settings: PGliteSetti
     ...(durable ? { fs: durableNodeFS(dir, hooks.onFsync) } : { dataDir: dir }),
     startParams: startParams(PGlite.defaultStartParams, durable, settings.sharedBuffersBytes ?? DEFAULT_SHARED_BUFFERS_BYTES),
     parsers: { [OID.int8]: asText, [OID.numeric]: asText, [OID.json]: json, [OID.jsonb]: json },
+    // false: PGlite prints nothing more of it (it prints only when debugging).
+    ...(hooks.onServerLog ? { onStderr: (line: string) => (hooks.onServerLog!(line), false) } : {}),
   });
   await db.waitReady;
   if (hooks.onEngineCall) timeEngineCalls(db, hooks.onEngineCall);

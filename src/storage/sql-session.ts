@@ -17,12 +17,15 @@ export interface SqlSession {
   transaction<T>(fn: (query: SqlQuery) => Promise<T>): Promise<T>;
 }
 
-/** node-postgres: statements on the pool TypeORM made (its size, timeouts and search_path). */
-export function poolSession(pool: Pool): SqlSession {
+/**
+ * node-postgres: statements on the pool TypeORM uses (its size, timeouts and search_path),
+ * asked for each time: the pool is replaced when its server turns out read-only.
+ */
+export function poolSession(pool: () => Pool): SqlSession {
   return {
-    query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]) => (await pool().query(sql, params)).rows as T[],
     async transaction<T>(fn: (query: SqlQuery) => Promise<T>): Promise<T> {
-      const client: PoolClient = await pool.connect();
+      const client: PoolClient = await pool().connect();
       let broken: Error | undefined;
       // A connection lost while held is reported as an event: no listener would crash the process.
       const lost = (err: Error) => (broken = err);

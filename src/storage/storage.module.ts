@@ -4,14 +4,17 @@ import { ALL_PROBES, HealthChecks, withinTimeout } from '../health/health-checks
 import { HealthModule } from '../health/health.module';
 import { CHANGE_WAKEUPS, WakeupSource } from './change-feed';
 import { ChangeFeedService } from './change-feed.service';
+import { CurrentRevision, revisionReadWithin } from './current-revision';
 import { ChangeNotifier } from './change-notifier';
 import { Compactor } from './compactor';
-import { Database } from './database';
+import { Database, POLLED_CHANGE_LOG_MS } from './database';
 import { serverStore } from './mvcc-store';
 import { OBJECT_STORE, ObjectStore } from './object-store';
 import { SharedInformerFactory } from './shared-informer-factory';
 import { StoredObjectsMetric } from './stored-objects-metric';
 import { storageFailureOf } from './storage-errors';
+import { DISK_FULL_REASON, StoreDiskSpace } from './store-disk-space';
+import { StoreWritability, WRITE_CHECK } from './store-writability';
 
 /** The storage check is a real round trip, bounded so a hung database fails the probe instead of hanging it. */
 const STORAGE_CHECK_TIMEOUT_MS = 2000;
@@ -37,6 +40,7 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(COMPACTOR) private readonly compactor: Compactor,
     feed: ChangeFeedService,
     informers: SharedInformerFactory,
+    diskSpace: StoreDiskSpace,
     @Optional() health?: HealthChecks,
   ) {
     // informer-sync: the change feed, and every informer started (RBAC index, node graph, controllers).
@@ -45,6 +49,12 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
       informers.syncStates().map((state) => ({ name: state.resource, isStarted: () => true, hasSynced: () => state.synced })),
     );
     health?.register('storage', ALL_PROBES, () => this.roundTrip());
+    // Readiness only: a process whose store refuses writes for space is alive and serves reads.
+    health?.register('storage-space', ['readyz'], () => diskSpace.check());
+    // Readiness only, and a real write: a standby or a demoted primary answers reads (and the
+    // `storage` check) but stores nothing; the process itself is fine and serves decisions.
+    const writability = new StoreWritability(() => db.sql.query(WRITE_CHECK));
+    health?.register('storage-writable', ['readyz'], () => writability.check());
     // The migrations ran when the store opened, before the application was built.
     health?.postStartHook('storage-migrations').done();
   }
@@ -57,6 +67,7 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
       this.logger.debug(`storage check failed: ${(err as Error).message}`);
       const failure = storageFailureOf(err);
       if (failure === 'unavailable') throw new Error('the store is unreachable');
+      if (failure === 'disk-full') throw new Error(DISK_FULL_REASON);
       if (failure === 'timeout' || /did not answer/.test((err as Error).message)) throw new Error(`the store did not answer within ${STORAGE_CHECK_TIMEOUT_MS / 1000}s`);
       throw new Error('the store failed a query');
     }
@@ -90,22 +101,27 @@ export class StorageModule {
       providers: [
         { provide: DATABASE, useValue: db },
         { provide: DataSource, useFactory: (db: Database) => db.dataSource, inject: [DATABASE] },
+        { provide: StoreDiskSpace, useValue: new StoreDiskSpace() },
         {
           provide: OBJECT_STORE,
-          useFactory: (db: Database) => serverStore(db),
-          inject: [DATABASE],
+          useFactory: (db: Database, diskSpace: StoreDiskSpace) => serverStore(db, diskSpace),
+          inject: [DATABASE, StoreDiskSpace],
         },
         { provide: CHANGE_NOTIFIER, useFactory: (db: Database) => db.notifier, inject: [DATABASE] },
         {
           provide: CHANGE_WAKEUPS,
           // The embedded store has one writer, this process, whose NOTIFYs arrive: no polling.
           // PostgreSQL delivers every NOTIFY to a connected listener, and the listener wakes the
-          // feed after reconnecting: a slow poll only guards (idle CPU stays low).
-          useFactory: (notifier: ChangeNotifier, db: Database): WakeupSource => ({
-            subscribe: (onWake: (revision?: string) => void) => notifier.listen((revision) => onWake(revision)),
-            complete: db.engine === 'pglite',
-            guardPollIntervalMs: POSTGRES_GUARD_POLL_MS,
-          }),
+          // feed after reconnecting: a slow poll only guards (idle CPU stays low). Where NOTIFYs
+          // cannot arrive (a pooler in transaction mode), the log is polled instead.
+          useFactory: (notifier: ChangeNotifier, db: Database): WakeupSource =>
+            db.sessionFeatures.listen
+              ? {
+                  subscribe: (onWake: (revision?: string) => void) => notifier.listen((revision) => onWake(revision)),
+                  complete: db.engine === 'pglite',
+                  guardPollIntervalMs: POSTGRES_GUARD_POLL_MS,
+                }
+              : { subscribe: async () => async () => undefined, guardPollIntervalMs: POLLED_CHANGE_LOG_MS },
           inject: [CHANGE_NOTIFIER, DATABASE],
         },
         {
@@ -114,11 +130,21 @@ export class StorageModule {
           inject: [OBJECT_STORE],
         },
         ChangeFeedService,
+        {
+          provide: CurrentRevision,
+          // The embedded store has one writer, this process: what it committed is the store's revision.
+          useFactory: (db: Database, store: ObjectStore, feed: ChangeFeedService) =>
+            new CurrentRevision(
+              revisionReadWithin(() => store.currentRevision()),
+              db.engine === 'pglite' ? () => feed.committedRevision() : undefined,
+            ),
+          inject: [DATABASE, OBJECT_STORE, ChangeFeedService],
+        },
         SharedInformerFactory,
         StorageLifecycle,
         StoredObjectsMetric,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, SharedInformerFactory],
+      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, CurrentRevision, SharedInformerFactory],
     };
   }
 }

@@ -206,6 +206,8 @@ describe('audit events with a policy file and the log backend', () => {
     expect(complete.level).toBe('Request');
     expect(complete.user.username).toBe('test-admin');
     expect(complete.impersonatedUser).toEqual({ username: 'quiet', groups: ['system:authenticated'] });
+    // The first constrained mode that allows (system:masters may do anything) is recorded.
+    expect(complete.authenticationMetadata).toEqual({ impersonationConstraint: 'impersonate:user-info' });
   });
 
   it('writes a ResponseStarted event for a request refused by authentication', async () => {

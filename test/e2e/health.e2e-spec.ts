@@ -5,6 +5,8 @@ const READYZ_CHECKS = [
   'ping',
   'log',
   'storage',
+  'storage-space',
+  'storage-writable',
   'informer-sync',
   'poststarthook/authentication/config-loader',
   'poststarthook/authorization/config-loader',
@@ -33,16 +35,16 @@ describe('health endpoints', () => {
     }
     const ready = await server.anonymous.get('/readyz?verbose');
     expect(ready.text).toBe(READYZ_CHECKS.map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n');
-    // livez has neither the informers nor shutdown (kube's split).
+    // livez has neither the store's space and writability, the informers nor shutdown (kube's split).
     const live = await server.anonymous.get('/livez?verbose');
-    const liveChecks = READYZ_CHECKS.filter((c) => c !== 'informer-sync' && c !== 'shutdown');
+    const liveChecks = READYZ_CHECKS.filter((c) => c !== 'storage-space' && c !== 'storage-writable' && c !== 'informer-sync' && c !== 'shutdown');
     expect(live.text).toBe(liveChecks.map((c) => `[+]${c} ok\n`).join('') + 'livez check passed\n');
   });
 
   it('excludes checks named by repeated ?exclude= and warns about names that match nothing', async () => {
     const res = await server.anonymous.get('/readyz?verbose&exclude=storage&exclude=log&exclude=etcd');
     expect(res.status).toBe(200);
-    expect(res.text).toContain('[+]storage excluded: ok\n[+]informer-sync ok\n');
+    expect(res.text).toContain('[+]storage excluded: ok\n[+]storage-space ok\n[+]storage-writable ok\n[+]informer-sync ok\n');
     expect(res.text).toContain('[+]log excluded: ok\n');
     expect(res.text).toMatch(/\nwarn: some health checks cannot be excluded: no matches for "etcd"\nreadyz check passed\n$/);
   });

@@ -171,11 +171,11 @@ describe('hostile input', () => {
     });
   });
 
-  it('a limit beyond int64 is 400 with strconv\'s words; one of 0 or less means none', async () => {
+  it('a limit beyond int64 is 400 with strconv\'s words, naming the parameter; one of 0 or less means none', async () => {
     const res = await server.admin.get(`${CONFIGMAPS}?limit=99999999999999999999`);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ reason: 'BadRequest', message: 'strconv.ParseInt: parsing "99999999999999999999": value out of range' });
-    expect((await server.admin.get(`${CONFIGMAPS}?limit=1e3`)).body.message).toBe('strconv.ParseInt: parsing "1e3": invalid syntax');
+    expect(res.body).toMatchObject({ reason: 'BadRequest', message: 'limit: strconv.ParseInt: parsing "99999999999999999999": value out of range' });
+    expect((await server.admin.get(`${CONFIGMAPS}?limit=1e3`)).body.message).toBe('limit: strconv.ParseInt: parsing "1e3": invalid syntax');
     const all = await server.admin.get(`${CONFIGMAPS}?limit=-1`);
     expect([all.status, all.body.metadata.continue]).toEqual([200, undefined]);
     expect((await server.admin.get(`${CONFIGMAPS}?limit=9223372036854775807`)).status).toBe(200);

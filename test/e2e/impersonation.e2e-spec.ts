@@ -1,14 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FeatureGates } from '../../src/config/feature-gates';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
 import { eventually } from '../support/eventually';
 
 /**
- * Impersonation with `--authorization-mode=RBAC`: each impersonated part (user, group,
- * extra, uid, service account) needs `impersonate` permission on it; the request then runs
- * as the impersonated identity, which the self reviews report.
+ * Impersonation with `--authorization-mode=RBAC` and `--feature-gates=ConstrainedImpersonation=false`
+ * (kube's legacy filter): each impersonated part (user, group, extra, uid, service account)
+ * needs `impersonate` permission on it; the request then runs as the impersonated identity,
+ * which the self reviews report. The constrained modes are in constrained-impersonation.e2e-spec.ts.
  */
 const AUTHZ = '/apis/authorization.platform.io/v1';
 const AUTHN = '/apis/authentication.platform.io/v1';
@@ -17,11 +19,12 @@ const RBAC_GROUP = 'rbac.authorization.platform.io';
 
 const IMPERSONATOR = { token: 'impersonator-token' };
 const ALICE = { token: 'alice-token' };
+const DEPUTY = { token: 'deputy-token' };
 
 const roleRef = (kind: string, name: string) => ({ apiGroup: RBAC_GROUP, kind, name });
 const user = (name: string) => ({ kind: 'User', apiGroup: RBAC_GROUP, name });
 
-describe('impersonation (--authorization-mode=RBAC)', () => {
+describe('legacy impersonation (--authorization-mode=RBAC, ConstrainedImpersonation off)', () => {
   let server: TestServer;
   let dir: string;
   const as = (headers: Record<string, string>, identity = IMPERSONATOR) => ({ as: identity, headers });
@@ -30,8 +33,10 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'impersonation-e2e-'));
-    const tokens = writeTokenFile(dir, ['impersonator-token,impersonator,uid-imp', 'alice-token,alice,uid-alice']);
-    server = await startTestServer({ options: { authorizationModes: ['RBAC'], tokenAuthFile: tokens } });
+    const tokens = writeTokenFile(dir, ['impersonator-token,impersonator,uid-imp', 'alice-token,alice,uid-alice', 'deputy-token,deputy,uid-dep']);
+    server = await startTestServer({
+      options: { authorizationModes: ['RBAC'], tokenAuthFile: tokens, featureGates: FeatureGates.from({ ConstrainedImpersonation: false }) },
+    });
     const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
     await created('/api/v1/namespaces', { metadata: { name: 'ns1' } });
     await created(`${RBAC}/clusterroles`, {
@@ -46,6 +51,15 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
       ],
     });
     await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'impersonator' }, roleRef: roleRef('ClusterRole', 'impersonator'), subjects: [user('impersonator')] });
+    // Grants only constrained impersonation would use.
+    await created(`${RBAC}/clusterroles`, {
+      metadata: { name: 'constrained-deputy' },
+      rules: [
+        { apiGroups: ['authentication.platform.io'], resources: ['users'], verbs: ['impersonate:user-info'], resourceNames: ['bob'] },
+        { apiGroups: ['authentication.platform.io'], resources: ['selfsubjectreviews'], verbs: ['impersonate-on:user-info:create'] },
+      ],
+    });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'constrained-deputy' }, roleRef: roleRef('ClusterRole', 'constrained-deputy'), subjects: [user('deputy')] });
     await created(`${RBAC}/namespaces/ns1/roles`, { metadata: { name: 'role-reader' }, rules: [{ apiGroups: [RBAC_GROUP], resources: ['roles'], verbs: ['list'] }] });
     await created(`${RBAC}/namespaces/ns1/rolebindings`, { metadata: { name: 'bob-reads-roles' }, roleRef: roleRef('Role', 'role-reader'), subjects: [user('bob')] });
     // The RBAC index follows writes within a second.
@@ -134,6 +148,12 @@ describe('impersonation (--authorization-mode=RBAC)', () => {
     const res = await whoami({ 'Impersonate-User': 'bob' }, ALICE);
     expect(res.status).toBe(403);
     expect(res.body.message).toBe('users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+  });
+
+  it('ignores the constrained verbs: only `impersonate` is asked', async () => {
+    const res = await whoami({ 'Impersonate-User': 'bob' }, DEPUTY);
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('users "bob" is forbidden: User "deputy" cannot impersonate resource "users" in API group "" at the cluster scope');
   });
 
   it('refuses groups, extras or a uid without a user (400)', async () => {

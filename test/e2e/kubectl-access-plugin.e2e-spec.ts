@@ -124,6 +124,25 @@ describe('kubectl access (bin/kubectl-access)', () => {
       expect(res.stderr).toBe('warning: the answer may be incomplete: authorizer node (Node) cannot enumerate the nodes (group system:nodes) it allows\n');
     });
 
+    it('asks about what discovery does not list, as kubectl can-i does: the identities impersonation names', async () => {
+      await server.admin.post(`${RBAC}/clusterroles`, {
+        metadata: { name: 'impersonate-bob' },
+        rules: [{ apiGroups: ['authentication.platform.io'], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate:user-info'] }],
+      });
+      await server.admin.post(`${RBAC}/clusterrolebindings`, { metadata: { name: 'impersonate-bob' }, roleRef: roleRef('ClusterRole', 'impersonate-bob'), subjects: [subject('User', 'deputy')] });
+      let res: Run = { code: -1, stdout: '', stderr: '' };
+      await eventually(async () => {
+        res = await admin('who-can', 'impersonate:user-info', 'users.authentication.platform.io', 'bob');
+        expect(res.stdout).toMatch(/^deputy\s+User\s+ClusterRoleBinding impersonate-bob → ClusterRole impersonate-bob$/m);
+      });
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain("Warning: the server doesn't have a resource type 'users' in group 'authentication.platform.io'\n");
+      const other = await admin('who-can', 'impersonate:user-info', 'users.authentication.platform.io', 'carol');
+      expect(other.stdout).not.toMatch(/^deputy\s/m);
+      // kubectl expects users and groups of the core group to be missing from discovery: no warning.
+      expect(await admin('can-i', 'impersonate', 'users', 'bob')).toEqual({ code: 0, stdout: 'yes\n', stderr: '' });
+    });
+
     it('prints the ResourceAccessReview with -o json and -o yaml', async () => {
       const json = await admin('who-can', 'delete', 'secrets', '-n', 'prod', '-o', 'json');
       expect(json.code).toBe(0);

@@ -9,6 +9,10 @@ import { startTestServer, TestServer } from '../support/test-server';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 const CR = '/apis/rbac.authorization.platform.io/v1/clusterroles';
+const RB = '/apis/rbac.authorization.platform.io/v1/namespaces/default/rolebindings';
+const SAR = '/apis/authorization.platform.io/v1/subjectaccessreviews';
+/** Rounds each way of the decision consistency test (the reliability probe ran 500). */
+const CONSISTENCY_ROUNDS = 250;
 
 /**
  * Two servers on one PostgreSQL: this test process runs one, a separate server process the
@@ -113,5 +117,33 @@ describeWithPostgres('several replicas on one PostgreSQL', (pgUrl) => {
     watch.close();
     expect(events.map((e) => e.object.metadata.name)).toEqual([...expected, 'mixed-barrier']);
     expect(events.every((e) => e.type === 'ADDED')).toBe(true);
+  });
+
+  it('no decision on one replica contradicts a binding created or deleted through the other (the "new enemy" problem)', async () => {
+    const may = async (through: HttpsClient, user: string): Promise<boolean> => {
+      const res = await through.post(SAR, {
+        apiVersion: 'authorization.platform.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user, resourceAttributes: { namespace: 'default', verb: 'get', resource: 'configmaps' } },
+      });
+      expect(res.status).toBe(201);
+      return res.body.status.allowed === true;
+    };
+    const stale = { afterCreate: 0, afterDelete: 0 };
+    for (let i = 0; i < CONSISTENCY_ROUNDS; i++) {
+      // Each round writes through one replica and asks the other, alternating.
+      const [writer, reader] = i % 2 === 0 ? [remote!, local!.admin] : [local!.admin, remote!];
+      const user = `enemy-${i}`;
+      const created = await writer.post(RB, {
+        metadata: { name: user },
+        roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: user }],
+      });
+      expect(created.status).toBe(201);
+      if (!(await may(reader, user))) stale.afterCreate++;
+      expect((await writer.delete(`${RB}/${user}`)).status).toBe(200);
+      if (await may(reader, user)) stale.afterDelete++;
+    }
+    expect(stale).toEqual({ afterCreate: 0, afterDelete: 0 });
   });
 });

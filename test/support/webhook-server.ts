@@ -31,8 +31,11 @@ export function tokenReviewReply(version: string, status: Record<string, unknown
   return { status: 200, body: { apiVersion: `authentication.platform.io/${version}`, kind: 'TokenReview', status } };
 }
 
-/** A local HTTPS webhook (authorization or token authentication) with a CA of its own; records every review it gets. */
-export async function startTestWebhook(answer: (review: any) => WebhookReply): Promise<TestWebhook> {
+/**
+ * A local HTTPS webhook (authorization or token authentication) with a CA of its own; records
+ * every review it gets. An answer may be a promise: the review is held until it settles.
+ */
+export async function startTestWebhook(answer: (review: any) => WebhookReply | Promise<WebhookReply>): Promise<TestWebhook> {
   const ca = createCertificateAuthority();
   const serving = issueServingCertificate(ca.certPem, ca.keyPem, '127.0.0.1');
   const recorded: RecordedReview[] = [];
@@ -42,10 +45,11 @@ export async function startTestWebhook(answer: (review: any) => WebhookReply): P
     req.on('end', () => {
       const body = JSON.parse(text);
       recorded.push({ authorization: req.headers.authorization, body });
-      const reply = answer(body);
-      if (reply === 'hang') return;
-      res.writeHead(reply.status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(reply.body));
+      void Promise.resolve(answer(body)).then((reply) => {
+        if (reply === 'hang' || res.destroyed) return;
+        res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(reply.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

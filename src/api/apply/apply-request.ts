@@ -1,5 +1,5 @@
 import { errors } from '../../apimachinery/errors';
-import { ResourceType } from '../schema/resource-type';
+import { SchemaKind } from '../schema/resource-type';
 import { childSchema, Schema } from '../schema/schema';
 import { docToValue, strictFieldError } from '../validation/document';
 import { FieldValidationDirective, strictWarnings } from '../validation/field-validation';
@@ -51,7 +51,7 @@ function pruneUnknownFields(value: unknown, schema: Schema, path: string, found:
  */
 export function decodeApplyConfiguration(
   body: Buffer,
-  type: ResourceType,
+  type: SchemaKind,
   target: { namespace: string; name: string },
   directive: FieldValidationDirective = 'Warn',
 ): ApplyConfiguration {

@@ -47,10 +47,18 @@ function managerName(name: string): string {
   return name || 'unknown';
 }
 
+/**
+ * The object as the updater compares it: without its managedFields. A shallow copy: the
+ * updater builds new values and never changes its inputs (a deep copy of a large object
+ * held the event loop for hundreds of milliseconds).
+ */
 function withoutManagedFields(obj: KubeObject | Record<string, unknown>): Record<string, unknown> {
-  const copy = structuredClone(obj) as Record<string, unknown>;
+  const copy: Record<string, unknown> = { ...obj };
   const metadata = copy.metadata;
-  if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) delete (metadata as Record<string, unknown>).managedFields;
+  if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
+    const { managedFields: _managedFields, ...rest } = metadata as Record<string, unknown>;
+    copy.metadata = rest;
+  }
   return copy;
 }
 

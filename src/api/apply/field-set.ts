@@ -26,8 +26,27 @@ const nodeKey = (n: ChildNode) => n.pe;
  * are merges of sorted lists and serialisation order is kube's.
  */
 export class FieldSet {
-  private members: PathElement[] = [];
+  private memberList: PathElement[] = [];
+  /**
+   * Members appended out of order since the list was last sorted: sorted (and repeats
+   * dropped) when next read. Inserting each in place was quadratic: the 60,000 keys of a
+   * ConfigMap's data held the event loop for 300 ms.
+   */
+  private membersUnsorted = false;
   private children: ChildNode[] = [];
+
+  private get members(): PathElement[] {
+    if (this.membersUnsorted) {
+      this.membersUnsorted = false;
+      this.memberList = sortedUnique(this.memberList);
+    }
+    return this.memberList;
+  }
+
+  private set members(list: PathElement[]) {
+    this.memberList = list;
+    this.membersUnsorted = false;
+  }
 
   static of(...paths: FieldPath[]): FieldSet {
     const s = new FieldSet();
@@ -45,12 +64,24 @@ export class FieldSet {
 
   /** Adds a member element at this level. */
   insertMember(pe: PathElement): void {
-    const at = search(this.members, pe, self);
-    if (!at.found) this.members.splice(at.index, 0, pe);
+    const list = this.memberList;
+    const last = list[list.length - 1];
+    if (last !== undefined && comparePathElements(last, pe) >= 0) {
+      if (pathElementsEqual(last, pe)) return;
+      this.membersUnsorted = true;
+    }
+    list.push(pe);
   }
 
   /** The child set under `pe`, created when missing. */
   descend(pe: PathElement): FieldSet {
+    const last = this.children[this.children.length - 1];
+    // Paths mostly come in order: a new last child needs no search.
+    if (last === undefined || comparePathElements(last.pe, pe) < 0) {
+      const set = new FieldSet();
+      this.children.push({ pe, set });
+      return set;
+    }
     const at = search(this.children, pe, nodeKey);
     if (at.found) return this.children[at.index].set;
     const set = new FieldSet();
@@ -172,6 +203,14 @@ export class FieldSet {
     if (at.found) this.children[at.index] = { pe, set: this.children[at.index].set.union(set) };
     else this.children.splice(at.index, 0, { pe, set });
   }
+}
+
+/** The elements sorted, each once. */
+function sortedUnique(list: PathElement[]): PathElement[] {
+  const sorted = [...list].sort(comparePathElements);
+  const out: PathElement[] = [];
+  for (const pe of sorted) if (out.length === 0 || !pathElementsEqual(out[out.length - 1], pe)) out.push(pe);
+  return out;
 }
 
 /** Merges two sorted lists; items present in both are combined by `both`. */

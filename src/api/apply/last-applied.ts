@@ -1,5 +1,6 @@
 import { StructSchema } from '../schema/schema';
 import { KubeObject } from '../../apimachinery/types';
+import { deepClone } from '../../apimachinery/system-metadata';
 import { parseJsonWithinDepth } from '../validation/nesting';
 import { TOTAL_ANNOTATION_SIZE_LIMIT_B } from '../validation/object-meta';
 import { FieldSet } from './field-set';
@@ -57,7 +58,7 @@ export function fieldsFromLastApplied(live: Record<string, unknown>, apiVersion:
  */
 export function refreshLastApplied(result: KubeObject, config: Record<string, unknown>): void {
   if (!lastAppliedOf(result)) return;
-  const copy = structuredClone(config) as Record<string, JsonValue>;
+  const copy = deepClone(config) as Record<string, JsonValue>;
   const metadata = copy.metadata;
   if (isJsonObject(metadata) && isJsonObject(metadata.annotations)) {
     delete metadata.annotations[LAST_APPLIED_ANNOTATION];

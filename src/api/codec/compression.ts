@@ -1,4 +1,7 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback, gzipSync } from 'node:zlib';
+
+const gzipInPool = promisify(gzipCallback);
 
 /** kube compresses only bodies larger than this (responsewriters' defaultGzipThresholdBytes). */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
@@ -26,6 +29,12 @@ export interface EncodedBody {
 export function contentEncode(body: Buffer | string, gzip: boolean): EncodedBody {
   if (!gzip || byteLength(body) <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
   return { body: gzipSync(body, { level: GZIP_LEVEL }), headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } };
+}
+
+/** The same, compressing in libuv's thread pool: a large body is not compressed on the event loop. */
+export async function contentEncodeAsync(body: Buffer | string, gzip: boolean): Promise<EncodedBody> {
+  if (!gzip || byteLength(body) <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
+  return { body: await gzipInPool(body, { level: GZIP_LEVEL }), headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } };
 }
 
 function byteLength(body: Buffer | string): number {

@@ -1,7 +1,7 @@
 import { decodeObjectBody } from './codecs';
 import { parseMediaType } from './media-type';
 import { errors } from '../../apimachinery/errors';
-import { ResourceType } from '../schema/resource-type';
+import { ResourceType, SchemaKind } from '../schema/resource-type';
 import { decodeCleanJson } from '../validation/clean-json-decoder';
 import { DocNode, valueToDoc } from '../validation/document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
@@ -35,7 +35,7 @@ export function summarizeBody(body: Buffer, maxLength = 30): string {
   return body[0] === 0x7b ? head.toString('utf8') + more : head.toString('hex') + more;
 }
 
-function unrecognized(type: ResourceType, why: string, body: Buffer) {
+function unrecognized(type: SchemaKind, why: string, body: Buffer) {
   return errors.badRequest(`the object provided is unrecognized (must be of type ${type.kind}): ${why} (${summarizeBody(body)})`);
 }
 
@@ -63,8 +63,16 @@ interface ParsedBody {
   strictErrors: string[];
 }
 
-function parseBody(contentType: string | undefined, body: Buffer, type: ResourceType, strict: boolean): ParsedBody {
+/** The media types whose bodies are text parsed here (the others are the codecs' business). */
+export type TextMediaType = typeof JSON_MEDIA | typeof YAML_MEDIA;
+
+/** The body's media type when it is JSON or YAML text. */
+export function textMediaTypeOf(contentType: string | undefined): TextMediaType | undefined {
   const mediaType = parseMediaType(contentType ?? '').type;
+  return mediaType === JSON_MEDIA || mediaType === YAML_MEDIA ? mediaType : undefined;
+}
+
+function parseText(mediaType: TextMediaType, body: Buffer, type: SchemaKind, strict: boolean): ParsedBody {
   const text = body.toString('utf8');
   if (mediaType === JSON_MEDIA) {
     try {
@@ -77,19 +85,15 @@ function parseBody(contentType: string | undefined, body: Buffer, type: Resource
       throw err;
     }
   }
-  if (mediaType === YAML_MEDIA) {
-    try {
-      const { node, duplicateKeysError } = parseYamlDocument(text);
-      const metaError = typeMetaError(node);
-      if (metaError) throw unrecognized(type, `couldn't get version/kind; json parse error: ${metaError}`, body);
-      return { node, strictErrors: strict && duplicateKeysError ? [duplicateKeysError] : [] };
-    } catch (err) {
-      if (err instanceof YamlSyntaxError) throw unrecognized(type, err.message, body);
-      throw err;
-    }
+  try {
+    const { node, duplicateKeysError } = parseYamlDocument(text);
+    const metaError = typeMetaError(node);
+    if (metaError) throw unrecognized(type, `couldn't get version/kind; json parse error: ${metaError}`, body);
+    return { node, strictErrors: strict && duplicateKeysError ? [duplicateKeysError] : [] };
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw unrecognized(type, err.message, body);
+    throw err;
   }
-  // Other media types (protobuf) and the 415 for unknown ones are the codecs' business.
-  return { node: valueToDoc(decodeObjectBody(contentType, body, type)), strictErrors: [] };
 }
 
 /** Decodes a create/update body into the kind (see the module comment). */
@@ -100,12 +104,27 @@ export function decodeObjectRequest(
   directive: FieldValidationDirective,
 ): DecodedObject {
   const body = rawBody ?? Buffer.alloc(0);
-  if (parseMediaType(contentType ?? '').type === JSON_MEDIA) {
+  const mediaType = textMediaTypeOf(contentType);
+  if (mediaType) return decodeTextObject(mediaType, body, type, directive);
+  // Other media types (protobuf) and the 415 for unknown ones are the codecs' business.
+  const parsed = { node: valueToDoc(decodeObjectBody(contentType, body, type)), strictErrors: [] };
+  return decodeParsed(parsed, type, directive);
+}
+
+/**
+ * A JSON or YAML create/update body decoded into the kind. It reads only the kind's identity
+ * and schema, so a codec thread runs it for large bodies (src/api/offload).
+ */
+export function decodeTextObject(mediaType: TextMediaType, body: Buffer, type: SchemaKind, directive: FieldValidationDirective): DecodedObject {
+  if (mediaType === JSON_MEDIA) {
     const clean = decodeCleanJson(body.toString('utf8'), type.schema);
     if (clean) return { object: clean, warnings: [] };
   }
+  return decodeParsed(parseText(mediaType, body, type, decodesStrictly(directive)), type, directive);
+}
+
+function decodeParsed(parsed: ParsedBody, type: SchemaKind, directive: FieldValidationDirective): DecodedObject {
   const strict = decodesStrictly(directive);
-  const parsed = parseBody(contentType, body, type, strict);
   // Errors name the kind and version the body claims, defaulted from the URL.
   const bodyKind = stringField(parsed.node, 'kind') ?? type.kind;
   const bodyVersion = stringField(parsed.node, 'apiVersion')?.split('/').pop() ?? type.version;

@@ -1,5 +1,5 @@
 import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
-import { jsonEqual } from '../../apimachinery/system-metadata';
+import { deepClone, jsonEqual } from '../../apimachinery/system-metadata';
 import { Bracket, MAX_NESTING_DEPTH, valueTooDeep } from '../validation/nesting';
 
 /**
@@ -261,7 +261,7 @@ class Patching {
           );
         }
         try {
-          addAt(target, structuredClone(copied));
+          addAt(target, deepClone(copied));
         } catch (err) {
           throw wrap('error while adding value during copy', err);
         }
@@ -298,7 +298,7 @@ class Patching {
 
 /** Applies RFC 6902 operations to a copy of the document; the operations are consumed. */
 export function applyJsonPatch(document: Record<string, unknown>, operations: RawOperation[]): unknown {
-  const patching = new Patching(structuredClone(document));
+  const patching = new Patching(deepClone(document));
   for (const op of operations) patching.apply(op);
   return patching.doc;
 }

@@ -1,4 +1,5 @@
 import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
+import { deepClone } from '../../apimachinery/system-metadata';
 
 /**
  * RFC 7386 JSON merge patch as kube applies it (gopkg.in/evanphx/json-patch.v4's
@@ -9,9 +10,9 @@ import { isPlainObject, ownValue, setOwn } from '../../apimachinery/types';
  * deeper than the decoders allow, so the recursion is bounded.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return pruneNulls(structuredClone(patch));
-  const doc = structuredClone(target);
-  return mergeInto(isPlainObject(doc) ? doc : {}, structuredClone(patch));
+  if (!isPlainObject(patch)) return pruneNulls(deepClone(patch));
+  const doc = deepClone(target);
+  return mergeInto(isPlainObject(doc) ? doc : {}, deepClone(patch));
 }
 
 function mergeInto(doc: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { errors, StatusError } from '../../apimachinery/errors';
 import { fieldErrorBody, fieldErrors } from '../../apimachinery/field-errors';
-import { ResourceType } from '../schema/resource-type';
+import { deepClone } from '../../apimachinery/system-metadata';
+import { SchemaKind } from '../schema/resource-type';
 import { DocNode, docToValue, docTypeName, duplicateFields, float64OverflowError, overflowingNumber, valueToDoc } from '../validation/document';
 import { decodesStrictly, FieldValidationDirective, strictDecodingMessage, strictWarnings } from '../validation/field-validation';
 import { goValue, sortedJson } from '../../apimachinery/go-text';
@@ -153,7 +154,7 @@ function applyMerge(current: Record<string, unknown>, patch: ParsedPatch, strict
   return { result, patchStrictErrors: strict ? duplicateFields(doc) : [], shown: () => sortedJson(result), dialect: 'json' };
 }
 
-function applyStrategic(type: ResourceType, current: Record<string, unknown>, patch: ParsedPatch, strict: boolean): Applied {
+function applyStrategic(type: SchemaKind, current: Record<string, unknown>, patch: ParsedPatch, strict: boolean): Applied {
   const doc = patch.document;
   if (doc.kind !== 'object' && doc.kind !== 'null') {
     throw errors.badRequest(`json: cannot unmarshal ${goTypeOfDoc(doc)} into Go value of type map[string]interface {}`);
@@ -162,7 +163,7 @@ function applyStrategic(type: ResourceType, current: Record<string, unknown>, pa
   const patchMap = (docToValue(doc) ?? {}) as Record<string, unknown>;
   let result: Record<string, unknown>;
   try {
-    result = strategicMergePatch(structuredClone(current), patchMap, type.schema);
+    result = strategicMergePatch(deepClone(current), patchMap, type.schema);
   } catch (err) {
     if (!(err instanceof StrategicMergePatchError)) throw err;
     // kube answers the unclassified ones with a 500; they are bad input, so 400 here.
@@ -175,7 +176,7 @@ function applyStrategic(type: ResourceType, current: Record<string, unknown>, pa
 
 /** Applies a parsed patch to the current object and decodes the result (see the module comment). */
 export function applyPatch(
-  type: ResourceType,
+  type: SchemaKind,
   current: Record<string, unknown>,
   patch: ParsedPatch,
   directive: FieldValidationDirective,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as YAML from 'yaml';
 import { isPlainObject, Status } from '../../apimachinery/types';
+import { deepClone } from '../../apimachinery/system-metadata';
 
 /**
  * What the layers below the audit stage tell the audit event of a request (kube's
@@ -45,6 +46,8 @@ export interface AuditRecord {
   responseStatus?: AuditResponseStatus;
   /** The request failed with an unexpected error (kube's Panic stage). */
   panicked: boolean;
+  /** The verb of the constrained-impersonation mode that allowed the impersonated user (kube's authenticationMetadata). */
+  impersonationConstraint?: string;
 }
 
 const AUDIT_RECORD = Symbol('audit record');
@@ -67,6 +70,12 @@ export function addAuditAnnotation(req: IncomingMessage, key: string, value: str
   if (record && !(key in record.annotations)) record.annotations[key] = value;
 }
 
+/** The constrained-impersonation verb that allowed the impersonation; legacy impersonation records nothing. */
+export function recordImpersonationConstraint(req: IncomingMessage, constraint: string): void {
+  const record = auditRecordOf(req);
+  if (record && constraint) record.impersonationConstraint = constraint;
+}
+
 /** The decoded body of a create or update (or a patch as sent): identity always, body at Request level and above. */
 export function recordRequestObject(req: IncomingMessage, object: unknown): void {
   const record = auditRecordOf(req);
@@ -76,7 +85,8 @@ export function recordRequestObject(req: IncomingMessage, object: unknown): void
     const pick = (key: string) => (typeof meta[key] === 'string' && meta[key] ? (meta[key] as string) : undefined);
     record.objectMeta = { namespace: pick('namespace'), name: pick('name'), uid: pick('uid'), resourceVersion: pick('resourceVersion') };
   }
-  if (levelAtLeast(record.level, 'Request')) record.requestObject = object;
+  // A copy: the write goes on to change the object it decoded (kube encodes it here).
+  if (levelAtLeast(record.level, 'Request')) record.requestObject = deepClone(object);
 }
 
 /** A patch as sent (kube logs the patch, not the patched object), at Request level and above. */

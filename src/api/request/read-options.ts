@@ -4,20 +4,18 @@ import { ResourceType } from '../schema/resource-type';
 import { FieldSelector, parseFieldSelector } from '../selectors/field-selector';
 import { LabelSelector, parseLabelSelector, SelectorParseError } from '../selectors/label-selector';
 import { getSemantics, listSemantics, ReadSemantics, WatchStart, watchSemantics } from './resource-version';
+import { decodeQueryParameters, GET_OPTIONS, LIST_OPTIONS, Query } from './query-parameters';
+
+export type { Query } from './query-parameters';
 
 /**
  * The options of get, list and watch (kube's GetOptions, ListOptions and the watch form of
- * ListOptions), parsed and checked once per request from the query; the storage receives
- * these, never the query. Bad values are 400 with kube's messages.
+ * ListOptions), decoded once per request from the query by kube's rules (query-parameters.ts)
+ * and checked; the storage receives these, never the query. Bad values are 400 with kube's messages.
  */
 
 /** Fields every kind can be selected by; a kind's type adds its own (selectableFields). */
 const METADATA_FIELDS = ['metadata.name', 'metadata.namespace'];
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** Beyond this many items a limit cannot cut a list short: a bound for the store's queries. */
-const UNREACHABLE_LIMIT = 2n ** 31n;
 
 /** Which objects a list, watch or deletecollection selects (kube's SelectionPredicate). */
 export interface SelectionPredicate {
@@ -45,47 +43,18 @@ export interface WatchOptions {
   /** Where the watch starts and whether it first sends the current state. */
   start: WatchStart;
   predicate: SelectionPredicate;
-  /** The watch ends after this many seconds. */
+  /** `timeoutSeconds` as sent: the watch ends after this many seconds (0 or absent: the server's choice; negative: at once). */
   timeoutSeconds?: number;
   /** `allowWatchBookmarks`: idle watches get BOOKMARK events. */
   allowWatchBookmarks: boolean;
 }
 
-export type Query = Record<string, unknown>;
+/** Beyond this many items a limit cannot cut a list short: a bound for the store's queries. */
+const UNREACHABLE_LIMIT = 2 ** 31;
 
-/** A query parameter's first value, as Go's url.Values.Get reads it. */
-function firstString(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[0]) : undefined;
-  return v === undefined ? undefined : String(v);
-}
-
-/** The watch flags read `true` or `1` as set. */
-function truthy(v: unknown): boolean {
-  const s = firstString(v);
-  return s === 'true' || s === '1';
-}
-
-/** An int64 query parameter as kube's conversion reads it (strconv.ParseInt), with its errors as 400. */
-function parseInt64(text: string): bigint {
-  if (!/^[+-]?\d+$/.test(text)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-  const n = BigInt(text);
-  if (n < INT64_MIN || n > INT64_MAX) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
-  return n;
-}
-
-function parseLimit(v: unknown): number | undefined {
-  const text = firstString(v);
-  if (text === undefined || text === '') return undefined;
-  const n = parseInt64(text);
-  return n > 0n ? Number(n < UNREACHABLE_LIMIT ? n : UNREACHABLE_LIMIT) : undefined;
-}
-
-function parseTimeoutSeconds(v: unknown): number | undefined {
-  const text = firstString(v);
-  if (text === undefined || text === '') return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw errors.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(text)}: must be a non-negative integer`);
-  return n;
+/** A positive limit cuts the list; zero and negative limits mean none, as in kube's storage. */
+function effectiveLimit(limit: number | undefined): number | undefined {
+  return limit !== undefined && limit > 0 ? Math.min(limit, UNREACHABLE_LIMIT) : undefined;
 }
 
 /** The fields of an object a field selector may name, with their values. */
@@ -119,39 +88,44 @@ export function everything(type: ResourceType): ListOptions {
 }
 
 export function parseGetOptions(query: Query): GetOptions {
-  return { resourceVersion: getSemantics(firstString(query.resourceVersion)) };
+  return { resourceVersion: getSemantics(decodeQueryParameters(query, GET_OPTIONS).resourceVersion) };
 }
 
-/** list and deletecollection: limit, then the resourceVersion rules, then the selectors (kube's order). */
+/**
+ * list and deletecollection: the whole ListOptions decoded first (a bad `timeoutSeconds` is
+ * 400 on a list too, as in kube), then the resourceVersion rules, then the selectors.
+ */
 export function parseListOptions(query: Query, type: ResourceType): ListOptions {
-  const limit = parseLimit(query.limit);
+  const decoded = decodeQueryParameters(query, LIST_OPTIONS);
+  const limit = effectiveLimit(decoded.limit);
   const semantics = listSemantics({
-    resourceVersion: firstString(query.resourceVersion),
-    resourceVersionMatch: firstString(query.resourceVersionMatch),
+    resourceVersion: decoded.resourceVersion,
+    resourceVersionMatch: decoded.resourceVersionMatch,
     limit,
-    continue: firstString(query.continue),
+    continue: decoded.continue,
   });
-  const options: ListOptions = { semantics, predicate: selectionPredicate(type, firstString(query.labelSelector), firstString(query.fieldSelector)) };
+  if (decoded.sendInitialEvents !== undefined) throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+  const options: ListOptions = { semantics, predicate: selectionPredicate(type, decoded.labelSelector, decoded.fieldSelector) };
   if (limit !== undefined) options.limit = limit;
   return options;
 }
 
 /**
- * watch: the resourceVersion rules, the selectors, then timeoutSeconds. A watch of one
- * object (`name`) selects it by `metadata.name` in place of any field selector given.
+ * watch: the ListOptions decoded, then the resourceVersion rules and the selectors.
+ * `timeoutSeconds` is kept as sent: absent or 0 leaves the length of the watch to the server,
+ * a negative value ends it at once (kube's watch timer fires immediately).
  */
-export function parseWatchOptions(query: Query, type: ResourceType, name = ''): WatchOptions {
-  const allowWatchBookmarks = truthy(query.allowWatchBookmarks);
+export function parseWatchOptions(query: Query, type: ResourceType): WatchOptions {
+  const decoded = decodeQueryParameters(query, LIST_OPTIONS);
+  const allowWatchBookmarks = decoded.allowWatchBookmarks;
   const start = watchSemantics({
-    resourceVersion: firstString(query.resourceVersion),
-    resourceVersionMatch: firstString(query.resourceVersionMatch),
-    sendInitialEvents: query.sendInitialEvents === undefined ? undefined : truthy(query.sendInitialEvents),
+    resourceVersion: decoded.resourceVersion,
+    resourceVersionMatch: decoded.resourceVersionMatch,
+    sendInitialEvents: decoded.sendInitialEvents,
     allowWatchBookmarks,
   });
-  const fieldSelector = name ? `metadata.name=${name}` : firstString(query.fieldSelector);
-  const predicate = selectionPredicate(type, firstString(query.labelSelector), fieldSelector);
+  const predicate = selectionPredicate(type, decoded.labelSelector, decoded.fieldSelector);
   const options: WatchOptions = { start, predicate, allowWatchBookmarks };
-  const timeoutSeconds = parseTimeoutSeconds(query.timeoutSeconds);
-  if (timeoutSeconds !== undefined) options.timeoutSeconds = timeoutSeconds;
+  if (decoded.timeoutSeconds !== undefined) options.timeoutSeconds = decoded.timeoutSeconds;
   return options;
 }

@@ -7,6 +7,8 @@ import type { GetOptions, ListOptions, WatchOptions } from './read-options';
 
 /** The express request as the pipeline enriches it: request info first, then the caller. */
 export interface ApiRequest extends Request {
+  /** When the pipeline received it (performance.now()): decisions reflect every write committed before then. */
+  receivedAt: number;
   requestInfo: RequestInfo;
   /** Set by authentication; impersonation replaces it. */
   userInfo?: UserInfo;

@@ -1,6 +1,7 @@
 import { parseFieldSelector } from '../selectors/field-selector';
 import { SelectorParseError } from '../selectors/label-selector';
 import { isValidPathSegmentName } from '../validation/names';
+import { firstQueryValue, queryBool } from './query-parameters';
 
 /**
  * Turns a request path and method into the attributes kube's RequestInfoFactory
@@ -40,14 +41,6 @@ const methodVerbs: Record<string, string> = {
 /** Subresources of a namespace object itself (`/api/v1/namespaces/{ns}/status`). */
 const namespaceSubresources = new Set(['status', 'finalize']);
 
-function truthy(v: unknown): boolean {
-  return v === '1' || v === 'true';
-}
-
-function first(v: unknown): string | undefined {
-  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
-  return typeof v === 'string' ? v : undefined;
-}
 
 /**
  * `metadata.name=x` (or `==`) in a field selector names the object for authorization, as
@@ -116,14 +109,15 @@ export function resolveRequestInfo(method: string, rawPath: string, query: Recor
   if (rest.length >= 2) info.name = rest[1];
   if (rest.length >= 1) info.resource = rest[0];
 
-  const isWatch = truthy(first(query.watch));
-  if (!info.name && info.verb === 'get') info.verb = 'list';
-  if (isWatch && (info.verb === 'get' || info.verb === 'list')) info.verb = 'watch';
-  if (!info.name && info.verb === 'delete') info.verb = 'deletecollection';
-  if (info.verb === 'list' || info.verb === 'watch') {
-    const selected = nameFromFieldSelector(first(query.fieldSelector));
+  // A collection read is a watch when `watch` decodes true, by the rule of every boolean
+  // option; a read of one object is a get whatever the query says, as in kube.
+  if (!info.name && info.verb === 'get') {
+    const watch = firstQueryValue(query, 'watch');
+    info.verb = watch !== undefined && queryBool(watch) ? 'watch' : 'list';
+    const selected = nameFromFieldSelector(firstQueryValue(query, 'fieldSelector'));
     if (selected) info.name = selected;
   }
+  if (!info.name && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
 }
 

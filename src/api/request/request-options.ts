@@ -7,6 +7,7 @@ import { decodeBySchema } from '../validation/schema-decoder';
 import { goQuote, goStringSlice } from '../../apimachinery/go-text';
 import { DEFAULT_FIELD_VALIDATION, FieldValidationDirective } from '../validation/field-validation';
 import { validateFieldManager } from '../validation/object-meta';
+import { CREATE_OPTIONS, decodeQueryParameters, DELETE_OPTIONS, PATCH_OPTIONS, UPDATE_OPTIONS } from './query-parameters';
 
 /**
  * The options of a write, parsed and checked once per request as kube's handlers do it:
@@ -80,11 +81,6 @@ function optionsInvalid(kind: OptionsKind, errs: OptionError[]): StatusError {
   });
 }
 
-function values(v: unknown): string[] {
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v]).map(String);
-}
-
 /** `dryRun` may only say `All` (an empty value means no dry run). */
 function dryRunErrors(dryRun: string[]): OptionError[] {
   if (dryRun.every((v) => v === DRY_RUN_ALL || v === '')) return [];
@@ -99,11 +95,6 @@ function fieldValidationErrors(value: string): OptionError[] {
 
 function fieldManagerErrors(manager: string): OptionError[] {
   return validateFieldManager(manager, FieldPath.root('fieldManager')).map(fromFieldError);
-}
-
-/** Go's ParameterCodec reads a bool query value: `0`, `f`, `false` are false, anything else true. */
-function parseBool(text: string): boolean {
-  return !['0', 'f', 'false'].includes(text.toLowerCase());
 }
 
 /** `If-Match: "42"` (or W/"42", or 42) names the version a PUT or PATCH must apply to. */
@@ -123,25 +114,20 @@ export interface OptionsSource {
   body?: Buffer;
 }
 
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  return values(query[name])[0];
-}
+const OPTIONS_SCHEMAS = { CreateOptions: CREATE_OPTIONS, UpdateOptions: UPDATE_OPTIONS, PatchOptions: PATCH_OPTIONS } as const;
 
-function fieldValidationOf(query: Record<string, unknown>): FieldValidationDirective {
-  const value = single(query, 'fieldValidation') ?? '';
-  return value === '' ? DEFAULT_FIELD_VALIDATION : (value as FieldValidationDirective);
-}
-
-/** POST, PUT and PATCH: the checks of kube's Validate{Create,Update,Patch}Options, in their order. */
-function parseWriteParameters(kind: OptionsKind, src: OptionsSource): RequestWriteOptions {
-  const dryRun = values(src.query.dryRun);
-  const fieldManager = single(src.query, 'fieldManager');
-  const fieldValidation = single(src.query, 'fieldValidation') ?? '';
-  const forceText = single(src.query, 'force');
+/**
+ * POST, PUT and PATCH: the options kind decoded from the query (a bad value is 400), then
+ * the checks of kube's Validate{Create,Update,Patch}Options, in their order (422).
+ */
+function parseWriteParameters(kind: Exclude<OptionsKind, 'DeleteOptions'>, src: OptionsSource): RequestWriteOptions {
+  const decoded: { dryRun: string[]; fieldManager?: string; fieldValidation?: string; force?: boolean } = decodeQueryParameters(src.query, OPTIONS_SCHEMAS[kind]);
+  const { dryRun, fieldManager, force } = decoded;
+  const fieldValidation = decoded.fieldValidation ?? '';
   const errs: OptionError[] = [];
   if (kind === 'PatchOptions') {
     const apply = isApplyPatch(header(src, 'content-type'));
-    if (!apply && forceText !== undefined) {
+    if (!apply && force !== undefined) {
       errs.push({ field: 'force', type: 'FieldValueForbidden', body: 'Forbidden: may not be specified for non-apply patch' });
     }
     if (apply && !fieldManager) errs.push({ field: 'fieldManager', type: 'FieldValueRequired', body: 'Required value: is required for apply patch' });
@@ -151,9 +137,9 @@ function parseWriteParameters(kind: OptionsKind, src: OptionsSource): RequestWri
   const options: RequestWriteOptions = {
     dryRun: dryRun.includes(DRY_RUN_ALL),
     fieldManager: fieldManager || undefined,
-    fieldValidation: fieldValidationOf(src.query),
+    fieldValidation: fieldValidation === '' ? DEFAULT_FIELD_VALIDATION : (fieldValidation as FieldValidationDirective),
   };
-  if (forceText !== undefined) options.force = parseBool(forceText);
+  if (force !== undefined) options.force = force;
   if (kind !== 'CreateOptions') options.ifMatch = parseIfMatch(src.headers['if-match']);
   return options;
 }
@@ -201,17 +187,11 @@ function rawDeleteOptions(src: OptionsSource): RawDeleteOptions {
     if (decoded.typeError) throw errors.badRequest(decoded.typeError);
     return decoded.value as RawDeleteOptions;
   }
-  const query = src.query;
-  const out: RawDeleteOptions = { dryRun: values(query.dryRun) };
-  const grace = single(query, 'gracePeriodSeconds');
-  if (grace !== undefined) {
-    if (!/^-?\d+$/.test(grace)) throw errors.badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer`);
-    out.gracePeriodSeconds = Number(grace);
-  }
-  const orphan = single(query, 'orphanDependents');
-  if (orphan !== undefined) out.orphanDependents = parseBool(orphan);
-  const policy = single(query, 'propagationPolicy');
-  if (policy !== undefined) out.propagationPolicy = policy;
+  const decoded = decodeQueryParameters(src.query, DELETE_OPTIONS);
+  const out: RawDeleteOptions = { dryRun: decoded.dryRun };
+  if (decoded.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = decoded.gracePeriodSeconds;
+  if (decoded.orphanDependents !== undefined) out.orphanDependents = decoded.orphanDependents;
+  if (decoded.propagationPolicy !== undefined) out.propagationPolicy = decoded.propagationPolicy;
   return out;
 }
 
@@ -240,7 +220,8 @@ function parseDeleteParameters(src: OptionsSource): RequestWriteOptions {
     delete: {
       preconditions: pre && (pre.uid || pre.resourceVersion) ? { uid: pre.uid || undefined, resourceVersion: pre.resourceVersion || undefined } : undefined,
       propagationPolicy: policy ?? (raw.orphanDependents ? 'Orphan' : undefined),
-      gracePeriodSeconds: raw.gracePeriodSeconds,
+      // kube's BeforeDelete: a negative grace period is taken as one second, not refused.
+      gracePeriodSeconds: raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds < 0 ? 1 : raw.gracePeriodSeconds,
     },
   };
 }

@@ -14,9 +14,8 @@ import { everything, GetOptions, ListOptions, WatchOptions } from '../request/re
 import { ContinueTokens } from './continue-token';
 import { ListPager } from './list-pager';
 import { AdmissionChain, AdmissionRequest } from './admission';
-import { applyPatch, parsePatch } from '../patch/patcher';
 import { isApplyPatch, nonApplyPatchType } from '../patch/patch-types';
-import { decodeApplyConfiguration } from '../apply/apply-request';
+import { decodeApplyConfigurationOffLoop, OffLoopPatch, yieldToEventLoop } from '../offload/offload';
 import { ApplyConflicts } from '../apply/conflicts';
 import { FieldManager, keepTimestampsOfNoopWrite } from '../apply/field-manager';
 import { managerOrUserAgent } from '../apply/manager-name';
@@ -123,6 +122,8 @@ export class GenericStorage implements Required<ResourceStorage> {
 
   /** `viaUpdate`: a PUT or apply found no object; kube then also requires `create` permission. */
   private async createObject(target: Target, obj: KubeObject, opts: WriteOptions, viaUpdate = false): Promise<WriteResult> {
+    // Each stage of a write of a large object takes its own turn of the event loop.
+    await yieldToEventLoop();
     const ctx = this.context(target, opts);
     fillCreateMetadata(obj);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
@@ -145,6 +146,8 @@ export class GenericStorage implements Required<ResourceStorage> {
       return { object: this.present(obj), created: true };
     }
     for (let attempt = 0; ; attempt++) {
+      // Past the request's deadline nothing is written (its client was told 504).
+      opts.deadline?.check();
       try {
         const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj);
         this.notifyWritten(stored.revision);
@@ -184,10 +187,10 @@ export class GenericStorage implements Required<ResourceStorage> {
   async patch(target: Target, patch: { contentType: string; body: Buffer }, opts: WriteOptions): Promise<WriteResult> {
     if (isApplyPatch(patch.contentType)) return this.apply(target, patch.body, opts);
     // The patch type and document are checked before the object is read (415 and 400 first).
-    const parsed = parsePatch(nonApplyPatchType(patch.contentType), patch.body);
+    const parsed = await OffLoopPatch.read(nonApplyPatchType(patch.contentType), patch.body);
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       if (!current) throw errors.notFound(target.groupResource, target.name);
-      const patched = applyPatch(this.type, current.object as Record<string, unknown>, parsed, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
+      const patched = await parsed.applyTo(this.type, current.object as Record<string, unknown>, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       for (const warning of patched.warnings) opts.warn?.(warning);
       const obj = this.decodeObject(patched.object, target);
       this.fields.update(current.object, obj, this.managerOf(opts));
@@ -202,7 +205,7 @@ export class GenericStorage implements Required<ResourceStorage> {
    * and its managed fields, or creates the object when there is none (kube's applyPatcher).
    */
   private async apply(target: Target, body: Buffer, opts: WriteOptions): Promise<WriteResult> {
-    const { config, warnings } = decodeApplyConfiguration(body, this.type, target, opts.fieldValidation);
+    const { config, warnings } = await decodeApplyConfigurationOffLoop(body, this.type, target, opts.fieldValidation);
     let warned = false;
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       let applied: KubeObject;
@@ -279,6 +282,8 @@ export class GenericStorage implements Required<ResourceStorage> {
   }
 
   private async updateObject(target: Target, obj: KubeObject, old: StoredObject, opts: WriteOptions): Promise<WriteResult> {
+    // Each stage of a write of a large object takes its own turn of the event loop.
+    await yieldToEventLoop();
     const ctx = this.context(target, opts);
     if (obj.metadata.uid && obj.metadata.uid !== old.object.metadata.uid) {
       throw errors.conflict(
@@ -300,6 +305,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     // An update that changes nothing is not written (no new revision), as in kube.
     if (jsonEqual(obj, old.object)) return { object: this.present(old.object), created: false };
     if (opts.dryRun) return { object: this.present(obj), created: false };
+    opts.deadline?.check();
     if (this.shouldDeleteDuringUpdate(obj)) {
       // The last finalizer is gone from an object being deleted: it is removed now.
       const deleted = await this.store.delete(this.key(target), { revision: old.revision });
@@ -321,6 +327,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       this.checkDeletePreconditions(target, current, opts);
       await this.admission.admit({ operation: 'DELETE', target, object: current.object, options: opts });
       if (opts.dryRun && !current.object.metadata.finalizers?.length) return this.deleteResult(target, current.object);
+      opts.deadline?.check();
       try {
         if (current.object.metadata.finalizers?.length) return await this.markDeleting(target, current, opts);
         const deleted = await this.store.delete(key, { revision: current.revision });
@@ -433,10 +440,12 @@ export class GenericStorage implements Required<ResourceStorage> {
     if (body.metadata !== undefined && !isPlainObject(body.metadata)) {
       throw errors.badRequest('metadata must be an object');
     }
-    const obj = deepClone(body) as KubeObject;
+    // The body is this write's own (decoded for it, or patched or applied for it): only what
+    // is set here is copied (a deep copy of a large object held the event loop for 100 ms).
+    const obj = { ...body } as KubeObject;
     obj.apiVersion = apiVersion;
     obj.kind = this.type.kind;
-    obj.metadata = (obj.metadata ?? {}) as KubeObject['metadata'];
+    obj.metadata = { ...((obj.metadata ?? {}) as KubeObject['metadata']) };
     if (!this.type.namespaced) delete obj.metadata.namespace;
     else if (!obj.metadata.namespace && target.namespace) obj.metadata.namespace = target.namespace;
     return obj;

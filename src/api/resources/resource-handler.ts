@@ -1,22 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { anonymousUser, UserInfo } from '../../apimachinery/user-info';
 import { renderCapabilitiesOf } from '../codec/kind-rendering';
 import { negotiateResponse, prettyRequested, ResponseFormat } from '../codec/negotiation';
-import { renderResponse, sendRendered } from '../codec/response';
 import { WatchEventEncoder, watchEventEncoder } from '../watch/watch-encoder';
 import { errors } from '../../apimachinery/errors';
 import { ApiRequest } from '../request/request-context';
 import { recordRequestObject, recordRequestPatch, recordResponseObject } from '../request/audit-context';
 import { ResourceType } from '../schema/resource-type';
 import { FieldValidationDirective } from '../validation/field-validation';
-import { decodeObjectRequest } from '../codec/object-decoder';
+import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop } from '../offload/offload';
 import { addWarning, warningSink } from './warnings';
 import { ResourceApiRequest } from './resource-request-options';
-import { deleteOptionsFor, Reader, writeOptionsFor } from './storage';
+import { deleteOptionsFor, Reader, writeOptionsFor, WriteScope } from './storage';
 import { WatchOptions } from '../request/read-options';
 import { ResolvedRequest, TargetResolver } from './target-resolver';
 import { WatchStream } from '../watch/watch-stream';
+import { watchTimeoutSeconds } from '../watch/watch-timeout';
+import { requestDeadlineOf } from '../request/request-deadline';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 
 /**
  * The verb handlers every kind shares (kube's endpoints/handlers). The resource request options
@@ -25,7 +27,14 @@ import { WatchStream } from '../watch/watch-stream';
  */
 @Injectable()
 export class ResourceHandler {
-  constructor(private readonly resolver: TargetResolver) {}
+  private readonly minRequestTimeoutSeconds: number;
+
+  constructor(
+    private readonly resolver: TargetResolver,
+    @Inject(SERVER_OPTIONS) options: ServerOptions,
+  ) {
+    this.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
+  }
 
   async read(req: ResourceApiRequest, res: Response): Promise<void> {
     const codec = this.format(req);
@@ -33,12 +42,13 @@ export class ResourceHandler {
     const user = this.user(req);
     if (req.requestInfo.verb === 'watch') {
       const encoder = watchEventEncoder(codec, { type: resolved.target.type, query: req.query as Record<string, unknown> });
-      return this.watch(resolved, { ...req.watchOptions!, user }, res, encoder);
+      const timeoutSeconds = watchTimeoutSeconds(req.watchOptions!.timeoutSeconds, this.minRequestTimeoutSeconds);
+      return this.watch(resolved, { ...req.watchOptions!, timeoutSeconds, user }, res, encoder);
     }
     const body = resolved.single
       ? await this.resolver.method(resolved, 'get', 'get')(resolved.target, { ...req.getOptions, user })
       : await this.resolver.method(resolved, 'list', 'list')(resolved.target, { ...req.listOptions!, user });
-    this.write(req, res, codec, 200, body);
+    await this.write(req, res, codec, 200, body);
   }
 
   async create(req: ResourceApiRequest, res: Response): Promise<void> {
@@ -48,9 +58,9 @@ export class ResourceHandler {
     if (resolved.single && !resolved.subresource) return this.notAllowed();
     const create = this.resolver.method(resolved, 'create', 'create');
     const options = req.writeOptions!;
-    const body = this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
-    const result = await create(resolved.target, body, writeOptionsFor(options, this.user(req), warningSink(res), req.headers['user-agent']));
-    this.write(req, res, codec, 201, result.object);
+    const body = await this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
+    const result = await create(resolved.target, body, writeOptionsFor(options, this.writeScope(req, res)));
+    await this.write(req, res, codec, 201, result.object);
   }
 
   async update(req: ResourceApiRequest, res: Response): Promise<void> {
@@ -59,9 +69,9 @@ export class ResourceHandler {
     if (!resolved.single) return this.notAllowed();
     const update = this.resolver.method(resolved, 'update', 'update');
     const options = req.writeOptions!;
-    const body = this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
-    const result = await update(resolved.target, body, writeOptionsFor(options, this.user(req), warningSink(res), req.headers['user-agent']));
-    this.write(req, res, codec, result.created ? 201 : 200, result.object);
+    const body = await this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
+    const result = await update(resolved.target, body, writeOptionsFor(options, this.writeScope(req, res)));
+    await this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }
 
   async patch(req: ResourceApiRequest, res: Response): Promise<void> {
@@ -73,22 +83,22 @@ export class ResourceHandler {
     const result = await patch(
       resolved.target,
       { contentType: req.headers['content-type'] ?? '', body: req.rawBody ?? Buffer.alloc(0) },
-      writeOptionsFor(req.writeOptions!, this.user(req), warningSink(res), req.headers['user-agent']),
+      writeOptionsFor(req.writeOptions!, this.writeScope(req, res)),
     );
-    this.write(req, res, codec, result.created ? 201 : 200, result.object);
+    await this.write(req, res, codec, result.created ? 201 : 200, result.object);
   }
 
   async delete(req: ResourceApiRequest, res: Response): Promise<void> {
     const codec = this.format(req);
     const resolved = req.resolved;
-    const opts = deleteOptionsFor(req.writeOptions!, this.user(req));
+    const opts = deleteOptionsFor(req.writeOptions!, this.writeScope(req, res));
     if (resolved.single) {
       const result = await this.resolver.method(resolved, 'delete', 'delete')(resolved.target, opts);
-      return this.write(req, res, codec, result.code, result.body);
+      return await this.write(req, res, codec, result.code, result.body);
     }
     const deleteCollection = this.resolver.method(resolved, 'deleteCollection', 'deletecollection');
     const deleted = await deleteCollection(resolved.target, opts, req.listOptions);
-    this.write(req, res, codec, 200, deleted);
+    await this.write(req, res, codec, 200, deleted);
   }
 
   /** A watch on a collection, or on one object (the pipe selected it by metadata.name). */
@@ -109,9 +119,14 @@ export class ResourceHandler {
     return req.userInfo ?? anonymousUser();
   }
 
-  /** A create/update body decoded into the kind; fieldValidation=Warn findings become warnings. */
-  private decodeBody(req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Record<string, unknown> {
-    const decoded = decodeObjectRequest(req.headers['content-type'], req.rawBody, type, fieldValidation);
+  /** What a write's storage needs of its request: the caller, warnings, deadline and arrival. */
+  private writeScope(req: ApiRequest, res: Response): WriteScope {
+    return { user: this.user(req), warn: warningSink(res), userAgent: req.headers['user-agent'], deadline: requestDeadlineOf(req), receivedAt: req.receivedAt };
+  }
+
+  /** A create/update body decoded into the kind (a large one off the event loop); fieldValidation=Warn findings become warnings. */
+  private async decodeBody(req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Promise<Record<string, unknown>> {
+    const decoded = await decodeObjectRequestOffLoop(req.headers['content-type'], req.rawBody, type, fieldValidation);
     this.warn(res, decoded.warnings);
     recordRequestObject(req, decoded.object);
     return decoded.object;
@@ -127,11 +142,11 @@ export class ResourceHandler {
     return negotiateResponse(req.headers.accept, renderCapabilitiesOf(req.resolved.target.type), req.requestInfo.verb === 'watch');
   }
 
-  /** Renders the body in the negotiated format (Table, protobuf, ...), gzip-compressed when large. */
-  private write(req: ResourceApiRequest, res: Response, format: ResponseFormat, code: number, body: unknown): void {
+  /** Renders the body in the negotiated format (Table, protobuf, ...), gzip-compressed when large; a large one off the event loop. */
+  private async write(req: ResourceApiRequest, res: Response, format: ResponseFormat, code: number, body: unknown): Promise<void> {
     recordResponseObject(req, body);
     const target = { type: req.resolved.target.type, query: req.query as Record<string, unknown> };
-    const rendered = renderResponse(format, body, target, prettyRequested(target.query, req.headers['user-agent']));
-    sendRendered(res, code, rendered, req.negotiation?.gzip ?? false);
+    const rendered = await renderResponseOffLoop(format, body, target, prettyRequested(target.query, req.headers['user-agent']));
+    await sendRenderedOffLoop(res, code, rendered, req.negotiation?.gzip ?? false);
   }
 }

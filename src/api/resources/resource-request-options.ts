@@ -64,13 +64,13 @@ export class ResourceRequestOptions {
   /** The verb's storage method must exist (405 first), then its read options are parsed. */
   private parseReadOptions(req: ApiRequest, resolved: ResolvedRequest): void {
     const query = req.query as Query;
-    const { type, name } = resolved.target;
+    const { type } = resolved.target;
     switch (req.requestInfo.verb) {
       case 'watch':
         // `?watch=true` reaches kube's list handler, which names the verb when the storage cannot watch.
         if (type.verbs.includes('list') && !type.verbs.includes('watch')) throw errors.methodNotSupported(resolved.target.groupResource, 'watch');
         this.resolver.method(resolved, 'watch', 'watch');
-        req.watchOptions = parseWatchOptions(query, type, resolved.single ? name : '');
+        req.watchOptions = parseWatchOptions(query, type);
         return;
       case 'get':
       case 'list':

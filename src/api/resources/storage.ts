@@ -6,6 +6,7 @@ import type { FieldValidationDirective } from '../validation/field-validation';
 import type { RequestWriteOptions } from '../request/request-options';
 import type { GetOptions, ListOptions, WatchOptions } from '../request/read-options';
 import type { AdmissionRequest } from './admission';
+import type { RequestDeadline } from '../request/request-deadline';
 
 /** Where a request points: the kind, and the namespace/name from the path. */
 export interface Target {
@@ -40,6 +41,16 @@ export interface WriteOptions {
    * and apply at the same point. Throws a StatusError to refuse.
    */
   validate?(request: AdmissionRequest): Promise<void>;
+  /**
+   * The request's deadline: once it has passed (the client has its 504), the storage writes
+   * nothing more, as kube's storage calls carry the request's context.
+   */
+  deadline?: RequestDeadline;
+  /**
+   * When the request arrived (performance.now()): decisions made for it (reviews, escalation
+   * checks) reflect every write the store committed before then.
+   */
+  receivedAt?: number;
 }
 
 /** Who reads: the caller of a get, list or watch, besides the typed options of the verb. */
@@ -98,15 +109,29 @@ export const VERB_METHODS: Record<Verb, keyof ResourceStorage> = {
 };
 
 /** The storage's WriteOptions for a request's parsed options. */
-export function writeOptionsFor(parsed: RequestWriteOptions, user: UserInfo, warn?: (message: string) => void, userAgent?: string): WriteOptions {
-  const opts: WriteOptions = { user, dryRun: parsed.dryRun, fieldManager: parsed.fieldManager, ifMatch: parsed.ifMatch, fieldValidation: parsed.fieldValidation };
+/** What a write carries from its request besides the parsed options. */
+export interface WriteScope {
+  user: UserInfo;
+  warn?: (message: string) => void;
+  userAgent?: string;
+  deadline?: RequestDeadline;
+  receivedAt?: number;
+}
+
+export function writeOptionsFor(parsed: RequestWriteOptions, scope: WriteScope): WriteOptions {
+  const opts: WriteOptions = { user: scope.user, dryRun: parsed.dryRun, fieldManager: parsed.fieldManager, ifMatch: parsed.ifMatch, fieldValidation: parsed.fieldValidation };
   if (parsed.force !== undefined) opts.force = parsed.force;
-  if (warn) opts.warn = warn;
-  if (userAgent) opts.userAgent = userAgent;
+  if (scope.warn) opts.warn = scope.warn;
+  if (scope.userAgent) opts.userAgent = scope.userAgent;
+  if (scope.deadline) opts.deadline = scope.deadline;
+  if (scope.receivedAt !== undefined) opts.receivedAt = scope.receivedAt;
   return opts;
 }
 
 /** The storage's DeleteOptions for a DELETE's parsed options. */
-export function deleteOptionsFor(parsed: RequestWriteOptions, user: UserInfo): DeleteOptions {
-  return { user, dryRun: parsed.dryRun, fieldValidation: parsed.fieldValidation, ...(parsed.delete ?? {}) };
+export function deleteOptionsFor(parsed: RequestWriteOptions, scope: WriteScope): DeleteOptions {
+  const opts: DeleteOptions = { user: scope.user, dryRun: parsed.dryRun, fieldValidation: parsed.fieldValidation, ...(parsed.delete ?? {}) };
+  if (scope.deadline) opts.deadline = scope.deadline;
+  if (scope.receivedAt !== undefined) opts.receivedAt = scope.receivedAt;
+  return opts;
 }

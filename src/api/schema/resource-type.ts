@@ -88,6 +88,17 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   protobuf?: ProtobufMessages;
 }
 
+/**
+ * What decoding, patching and apply read of a kind: its identity and its schema. Plain data,
+ * so it crosses to the codec threads (src/api/offload) as it is.
+ */
+export type SchemaKind = Pick<ResourceType, 'group' | 'version' | 'kind' | 'schema'>;
+
+/** The SchemaKind of a kind (without its functions, which cannot cross to a thread). */
+export function schemaKindOf(t: SchemaKind): SchemaKind {
+  return { group: t.group, version: t.version, kind: t.kind, schema: t.schema };
+}
+
 export function apiVersionOf(t: { group: string; version: string }): string {
   return t.group ? `${t.group}/${t.version}` : t.version;
 }

@@ -1,5 +1,6 @@
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
+import { StoreFollowingState } from '../decision-consistency';
 import { rulesAllow } from '../rbac/rule-matching';
 import { VertexType } from './graph';
 import { nodeIdentity } from '../../authentication/node-identity';
@@ -10,6 +11,8 @@ export interface NodeRelationships {
   hasPathFrom(nodeName: string, type: VertexType, namespace: string, name: string): boolean;
   /** Applies changes already seen but not yet in the graph, before a decision. */
   catchUp?(): Promise<void>;
+  /** The graph's progress through the store's changes, when it follows the store. */
+  readonly followsStore?: StoreFollowingState;
 }
 
 export interface NodeAuthorizerOptions {
@@ -40,12 +43,15 @@ function selectsField(attrs: AuthorizationAttributes, field: string, value: stri
  */
 export class NodeAuthorizer implements Authorizer {
   readonly type = 'Node';
+  readonly followsStore?: StoreFollowingState;
 
   constructor(
     readonly name: string,
     private readonly graph: NodeRelationships,
     private readonly options: NodeAuthorizerOptions,
-  ) {}
+  ) {
+    this.followsStore = graph.followsStore;
+  }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
     const identity = nodeIdentity(attrs.user);

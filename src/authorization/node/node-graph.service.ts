@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { Informer } from '../../storage/informer';
 import { SharedInformerFactory } from '../../storage/shared-informer-factory';
 import { NodeGraph, VertexType } from './graph';
+import { StoreFollowingState } from '../decision-consistency';
 import { PERSISTENT_VOLUMES_RESOURCE, persistentVolumeEventHandler, podEventHandler, PODS_RESOURCE } from './graph-populator';
 
 /**
@@ -46,10 +47,26 @@ export class NodeGraphService implements BeforeApplicationShutdown {
 
   /** The revision the graph reflects (for tests and diagnostics). */
   get revision(): string {
-    const pods = BigInt(this.pods.revision());
-    const pvs = BigInt(this.persistentVolumes.revision());
-    return (pods < pvs ? pods : pvs).toString();
+    return this.appliedRevision().toString();
   }
+
+  private appliedRevision(): bigint {
+    const pods = this.pods.appliedRevision();
+    const pvs = this.persistentVolumes.appliedRevision();
+    return pods < pvs ? pods : pvs;
+  }
+
+  /** The graph as decisions wait for it to follow the store (DecisionConsistency). */
+  readonly followsStore: StoreFollowingState = {
+    appliedRevision: () => this.appliedRevision(),
+    waitForRevision: async (revision, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (const informer of [this.pods, this.persistentVolumes]) {
+        if (!(await informer.waitForRevision(revision.toString(), Math.max(0, deadline - Date.now())))) return false;
+      }
+      return true;
+    },
+  };
 
   hasPathFrom(nodeName: string, type: VertexType, namespace: string, name: string): boolean {
     return this.graph.hasPathFrom(nodeName, type, namespace, name);

@@ -21,7 +21,7 @@ export class RbacAuthorizationModule {
   constructor(factories: AuthorizerFactories, index: RbacIndex) {
     factories.register('RBAC', async (entry) => {
       await index.ready();
-      return new RbacAuthorizer(entry.name, index);
+      return new RbacAuthorizer(entry.name, index, index.followsStore);
     });
   }
 }

@@ -3,6 +3,7 @@ import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRu
 import { aggregateErrors } from '../../apimachinery/aggregate-errors';
 import { PolicyIndex, RuleSource, RuleVisiting } from './policy-index';
 import { ruleAllows } from './rule-matching';
+import { StoreFollowingState } from '../decision-consistency';
 
 /**
  * kube's RBAC authorizer over the policy index. Rules only add permissions, so it allows
@@ -17,6 +18,8 @@ export class RbacAuthorizer implements Authorizer {
   constructor(
     readonly name: string,
     private readonly rules: RuleVisiting & Pick<PolicyIndex, 'rulesFor'>,
+    /** The index's progress through the store's changes, when it follows the store. */
+    readonly followsStore?: StoreFollowingState,
   ) {}
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {

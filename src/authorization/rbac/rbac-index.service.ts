@@ -4,6 +4,7 @@ import { KubeObject } from '../../apimachinery/types';
 import { Informer } from '../../storage/informer';
 import { SharedInformerFactory } from '../../storage/shared-informer-factory';
 import { PolicyIndex, RBAC_RESOURCES, RbacResource } from './policy-index';
+import { StoreFollowingState } from '../decision-consistency';
 
 /**
  * The RBAC policy index of this process, fed by the shared informers of the four RBAC
@@ -46,8 +47,23 @@ export class RbacIndex extends PolicyIndex implements BeforeApplicationShutdown 
 
   /** The revision up to which every RBAC change is in the index. */
   syncedRevision(): string {
-    return this.informers.map((informer) => BigInt(informer.revision())).reduce((min, r) => (r < min ? r : min)).toString();
+    return this.appliedRevision().toString();
   }
+
+  private appliedRevision(): bigint {
+    let applied = this.informers[0].appliedRevision();
+    for (let i = 1; i < this.informers.length; i++) {
+      const r = this.informers[i].appliedRevision();
+      if (r < applied) applied = r;
+    }
+    return applied;
+  }
+
+  /** The index as decisions wait for it to follow the store (DecisionConsistency). */
+  readonly followsStore: StoreFollowingState = {
+    appliedRevision: () => this.appliedRevision(),
+    waitForRevision: (revision, timeoutMs) => this.waitForRevision(revision.toString(), timeoutMs),
+  };
 
   /** Waits until the index has applied every change up to `revision` (false on timeout). */
   async waitForRevision(revision: string, timeoutMs: number): Promise<boolean> {

@@ -6,6 +6,7 @@ import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { BindingUsageRecorder } from '../../authorization/binding-usage-recorder';
 import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
+import { DecisionConsistency } from '../../authorization/decision-consistency';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
 import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../kinds/types';
@@ -49,6 +50,7 @@ export class RbacEscalationCheck {
     chain: AuthorizerChain,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     @Optional() usage?: BindingUsageRecorder,
+    @Optional() private readonly consistency?: DecisionConsistency | null,
   ) {
     this.authorizer = new EscalationAuthorizer(() => chain.authorizers, new RbacAuthorizer('rbac', index), (result) => usage?.record(result));
   }
@@ -62,7 +64,7 @@ export class RbacEscalationCheck {
     const user = request.options.user;
     if (escalationAllowed(user)) return;
     if (operation === 'UPDATE' && old && isOnlyMutatingGcFields(object, old)) return;
-    await this.syncPolicy();
+    await this.syncPolicy(request.options.receivedAt);
     // A Role and a RoleBinding act in their namespace, the cluster-scoped kinds cluster-wide.
     const namespace = target.type.namespaced ? target.namespace : '';
     if (isRole) {
@@ -121,11 +123,13 @@ export class RbacEscalationCheck {
 
   /**
    * kube reads roles and bindings from storage for these checks; the index follows the
-   * store a moment behind, so wait until it has every change committed so far: a grant
-   * or revocation made just before this write is taken into account.
+   * store a moment behind, so wait until it has every change committed before the request
+   * arrived (whatever --consistent-authorization says): a grant or revocation made just
+   * before this write is taken into account.
    */
-  private async syncPolicy(): Promise<void> {
+  private async syncPolicy(arrivedAt?: number): Promise<void> {
     await this.index.ready();
+    if (this.consistency) return this.consistency.ensure([this.index.followsStore], arrivedAt);
     const revision = await this.store.currentRevision();
     if (!(await this.index.waitForRevision(revision, INDEX_SYNC_TIMEOUT_MS))) {
       this.log.warn(`the RBAC policy index is behind revision ${revision}; checking escalation against ${this.index.syncedRevision()}`);

@@ -44,7 +44,7 @@ describe('counting grants', () => {
     await chain.authorize(bobPods);
     // A denied question, and an explanation (traced), grant nothing.
     await chain.authorize(req(user('alice'), 'delete', '', 'pods', { ns: 'ns1', name: 'p' }));
-    await chain.authorize(alicePods, []);
+    await chain.authorize(alicePods, { trace: [] });
     expect(Object.fromEntries(recorder.take())).toEqual({
       'uid-readers': { grants: 3, lastGranted: last },
       'uid-local': { grants: 1, lastGranted: now() },

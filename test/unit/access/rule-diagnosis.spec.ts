@@ -21,6 +21,19 @@ describe('missingDimensions', () => {
     }
   });
 
+  it('reads the impersonation verbs as plain verbs, and says a "*" inside one is no wildcard', () => {
+    const attrs = req(ALICE, 'impersonate-on:user-info:list', '', 'pods', { ns: 'a' });
+    expect(missingDimensions(rule({ verbs: ['impersonate-on:user-info:list'] }), crb, attrs)).toEqual([]);
+    expect(missingDimensions(rule({ verbs: ['impersonate-on:user-info:get'] }), crb, attrs)).toEqual([
+      'verb "impersonate-on:user-info:list" is not in verbs ["impersonate-on:user-info:get"]',
+    ]);
+    expect(missingDimensions(rule({ verbs: ['impersonate-on:user-info:*'] }), crb, attrs)).toEqual([
+      'verb "impersonate-on:user-info:list" is not in verbs ["impersonate-on:user-info:*"] ("*" is a wildcard only as a whole verb)',
+    ]);
+    // Other verbs are not told about it.
+    expect(missingDimensions(rule({ verbs: ['get*'] }), crb, req(ALICE, 'list', '', 'pods', { ns: 'a' }))).toEqual(['verb "list" is not in verbs ["get*"]']);
+  });
+
   it('names each failing dimension', () => {
     expect(missingDimensions(rule({}), crb, req(ALICE, 'delete', 'apps', 'secrets', { ns: 'a', name: 'x' }))).toEqual([
       'verb "delete" is not in verbs ["get"]',

@@ -5,7 +5,7 @@ import { roleType } from '../../../src/rbac/kinds/kinds';
 import { statusOf } from '../../support/status-of';
 
 const list = (query: Query) => parseListOptions(query, roleType);
-const watch = (query: Query, name = '') => parseWatchOptions(query, roleType, name);
+const watch = (query: Query) => parseWatchOptions(query, roleType);
 /** The 400 a query is refused with, as `code message`. */
 const refusal = (fn: () => unknown) => {
   const err = statusOf(fn);
@@ -27,20 +27,26 @@ describe('GetOptions', () => {
 });
 
 describe('ListOptions', () => {
-  it('limit: a positive int64 caps the list; 0, negative and empty mean none; the first value counts', () => {
+  it('limit: a positive int64 caps the list; 0 and negative mean none; the first value counts', () => {
     expect(list({ limit: '4' }).limit).toBe(4);
     expect(list({ limit: ['3', '5'] }).limit).toBe(3);
     expect(list({ limit: '+7' }).limit).toBe(7);
-    for (const none of ['0', '-3', '']) expect(list({ limit: none })).not.toHaveProperty('limit');
+    for (const none of ['0', '-3', '-9223372036854775808']) expect(list({ limit: none })).not.toHaveProperty('limit');
     expect(list({})).not.toHaveProperty('limit');
     // Beyond what any list can hold: the store's bound.
     expect(list({ limit: '9223372036854775807' }).limit).toBe(2 ** 31);
   });
 
-  it("limit errors are strconv.ParseInt's", () => {
-    expect(refusal(() => list({ limit: 'abc' }))).toBe('400 strconv.ParseInt: parsing "abc": invalid syntax');
-    expect(refusal(() => list({ limit: '1.5' }))).toBe('400 strconv.ParseInt: parsing "1.5": invalid syntax');
-    expect(refusal(() => list({ limit: '9223372036854775808' }))).toBe('400 strconv.ParseInt: parsing "9223372036854775808": value out of range');
+  it("limit errors are strconv.ParseInt's, naming the parameter; an empty limit is one", () => {
+    expect(refusal(() => list({ limit: 'abc' }))).toBe('400 limit: strconv.ParseInt: parsing "abc": invalid syntax');
+    expect(refusal(() => list({ limit: '1.5' }))).toBe('400 limit: strconv.ParseInt: parsing "1.5": invalid syntax');
+    expect(refusal(() => list({ limit: '' }))).toBe('400 limit: strconv.ParseInt: parsing "": invalid syntax');
+    expect(refusal(() => list({ limit: '9223372036854775808' }))).toBe('400 limit: strconv.ParseInt: parsing "9223372036854775808": value out of range');
+  });
+
+  it('a list decodes every ListOptions field: a bad timeoutSeconds is 400 there too, and sendInitialEvents is refused', () => {
+    expect(refusal(() => list({ timeoutSeconds: 'soon' }))).toBe('400 timeoutSeconds: strconv.ParseInt: parsing "soon": invalid syntax');
+    expect(refusal(() => list({ sendInitialEvents: 'false' }))).toBe('400 sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
   });
 
   it('resourceVersion, resourceVersionMatch, limit and continue decide where the list reads', () => {
@@ -98,8 +104,9 @@ describe('ListOptions', () => {
     );
   });
 
-  it('checks in kube\'s order: limit, then resourceVersion, then selectors', () => {
-    expect(refusal(() => list({ limit: 'x', resourceVersion: 'y', labelSelector: 'a in b' }))).toMatch(/^400 strconv.ParseInt/);
+  it('checks in kube\'s order: the fields as declared (timeoutSeconds before limit), then resourceVersion, then selectors', () => {
+    expect(refusal(() => list({ limit: 'x', timeoutSeconds: 'z', resourceVersion: 'y', labelSelector: 'a in b' }))).toMatch(/^400 timeoutSeconds: strconv.ParseInt/);
+    expect(refusal(() => list({ limit: 'x', resourceVersion: 'y', labelSelector: 'a in b' }))).toMatch(/^400 limit: strconv.ParseInt/);
     expect(refusal(() => list({ resourceVersion: 'y', labelSelector: 'a in b' }))).toBe('400 invalid resource version: "y"');
   });
 });
@@ -120,11 +127,10 @@ describe('WatchOptions', () => {
     expect(refusal(() => watch({ resourceVersion: 'nine' }))).toBe('400 invalid resource version: "nine"');
   });
 
-  it('allowWatchBookmarks is set by true or 1 only', () => {
-    expect(watch({ allowWatchBookmarks: 'true' }).allowWatchBookmarks).toBe(true);
-    expect(watch({ allowWatchBookmarks: '1' }).allowWatchBookmarks).toBe(true);
-    expect(watch({ allowWatchBookmarks: 'false' }).allowWatchBookmarks).toBe(false);
-    expect(watch({ allowWatchBookmarks: 'yes' }).allowWatchBookmarks).toBe(false);
+  it('allowWatchBookmarks is a boolean by kube\'s rule: only 0 and false (any case) are false', () => {
+    for (const on of ['true', '1', 'True', 'yes', '']) expect(watch({ allowWatchBookmarks: on }).allowWatchBookmarks).toBe(true);
+    for (const off of ['false', 'FALSE', '0']) expect(watch({ allowWatchBookmarks: off }).allowWatchBookmarks).toBe(false);
+    expect(watch({}).allowWatchBookmarks).toBe(false);
   });
 
   it('sendInitialEvents needs resourceVersionMatch=NotOlderThan; with bookmarks it ends with one', () => {
@@ -143,18 +149,21 @@ describe('WatchOptions', () => {
     );
   });
 
-  it('timeoutSeconds is a non-negative integer; empty means none', () => {
+  it('timeoutSeconds is an int64 kept as sent (kube ends a negative one at once); anything else is 400', () => {
     expect(watch({ timeoutSeconds: '30' }).timeoutSeconds).toBe(30);
     expect(watch({ timeoutSeconds: '0' }).timeoutSeconds).toBe(0);
-    expect(watch({ timeoutSeconds: '' })).not.toHaveProperty('timeoutSeconds');
-    expect(refusal(() => watch({ timeoutSeconds: '-1' }))).toBe('400 timeoutSeconds: Invalid value: "-1": must be a non-negative integer');
-    expect(refusal(() => watch({ timeoutSeconds: '1.5' }))).toBe('400 timeoutSeconds: Invalid value: "1.5": must be a non-negative integer');
+    expect(watch({ timeoutSeconds: '-1' }).timeoutSeconds).toBe(-1);
+    expect(refusal(() => watch({ timeoutSeconds: '' }))).toBe('400 timeoutSeconds: strconv.ParseInt: parsing "": invalid syntax');
+    expect(refusal(() => watch({ timeoutSeconds: '1.5' }))).toBe('400 timeoutSeconds: strconv.ParseInt: parsing "1.5": invalid syntax');
+    expect(refusal(() => watch({ timeoutSeconds: '99999999999999999999' }))).toBe(
+      '400 timeoutSeconds: strconv.ParseInt: parsing "99999999999999999999": value out of range',
+    );
   });
 
-  it('selectors as for a list; a watch of one object selects it by name in place of any field selector', () => {
+  it('selectors as for a list', () => {
     const labelled = watch({ labelSelector: 'app=x' });
     expect([obj('a', { app: 'x' }), obj('b')].filter(labelled.predicate.matches).map((o) => o.metadata.name)).toEqual(['a']);
-    const one = watch({ fieldSelector: 'metadata.name=other' }, 'mine');
+    const one = watch({ fieldSelector: 'metadata.name=mine' });
     expect([obj('mine'), obj('other')].filter(one.predicate.matches).map((o) => o.metadata.name)).toEqual(['mine']);
     expect(refusal(() => watch({ fieldSelector: 'spec.x=1' }))).toBe('400 unable to parse requirement: field label not supported: spec.x');
   });

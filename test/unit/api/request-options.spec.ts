@@ -81,8 +81,10 @@ describe('write options', () => {
       fieldValidation: 'Warn',
       delete: { preconditions: undefined, propagationPolicy: undefined, gracePeriodSeconds: undefined },
     });
-    expect(del({ gracePeriodSeconds: '-1' })?.delete?.gracePeriodSeconds).toBe(-1);
-    expect(statusOf(() => del({ gracePeriodSeconds: 'soon' })).message).toBe('gracePeriodSeconds: Invalid value: "soon": must be an integer');
+    // kube's BeforeDelete takes a negative grace period as one second.
+    expect(del({ gracePeriodSeconds: '-1' })?.delete?.gracePeriodSeconds).toBe(1);
+    const soon = statusOf(() => del({ gracePeriodSeconds: 'soon' }));
+    expect([soon.code, soon.reason, soon.message]).toEqual([400, 'BadRequest', 'gracePeriodSeconds: strconv.ParseInt: parsing "soon": invalid syntax']);
     for (const policy of ['Foreground', 'Background', 'Orphan']) expect(del({ propagationPolicy: policy })?.delete?.propagationPolicy).toBe(policy);
     // The deprecated orphanDependents=true is the Orphan policy; it may not be given with one.
     expect(del({ orphanDependents: 'true' })?.delete?.propagationPolicy).toBe('Orphan');
@@ -111,11 +113,10 @@ describe('write options', () => {
     expect(bad.message).toMatch(/^couldn't get version\/kind; json parse error: /);
   });
 
-  it('force is read as Go reads a bool; PATCH and PUT carry no DeleteOptions', () => {
+  it("force is read by kube's boolean rule; PATCH and PUT carry no DeleteOptions", () => {
     const apply = (force: string) => parse({ method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force } });
-    expect(apply('false')?.force).toBe(false);
-    expect(apply('0')?.force).toBe(false);
-    expect(apply('1')?.force).toBe(true);
+    for (const off of ['false', 'False', '0']) expect(apply(off)?.force).toBe(false);
+    for (const on of ['1', 'true', 'True', 'f', 'no', '']) expect(apply(on)?.force).toBe(true);
     expect(parse({ method: 'PUT' })).not.toHaveProperty('delete');
   });
 });

@@ -1,8 +1,10 @@
 import { StatusError } from '../../../src/apimachinery/errors';
+import { auditRecordOf, openAuditRecord } from '../../../src/api/request/audit-context';
 import { ApiRequest } from '../../../src/api/request/request-context';
 import { ImpersonationMiddleware } from '../../../src/authentication/impersonation.middleware';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
+import { FeatureGates } from '../../../src/config/feature-gates';
 
 /** A chain that allows what `allow` says and records what it was asked. */
 function chain(allow: (attrs: AuthorizationAttributes) => boolean): AuthorizerChain & { asked: AuthorizationAttributes[] } {
@@ -22,12 +24,15 @@ function request(rawHeaders: string[]): ApiRequest {
   return { rawHeaders: [...rawHeaders], headers, userInfo: { username: 'alice', groups: ['system:authenticated'] } } as unknown as ApiRequest;
 }
 
-describe('impersonation middleware', () => {
+/** The gate off: kube's WithImpersonation, the `impersonate` verb only. */
+const LEGACY = { featureGates: FeatureGates.from({ ConstrainedImpersonation: false }) };
+
+describe('impersonation middleware (ConstrainedImpersonation off)', () => {
   it('switches the caller once every part is allowed, and removes the headers', async () => {
     const authorizer = chain(() => true);
     const req = request(['Accept', 'application/json', 'Impersonate-User', 'bob', 'Impersonate-Group', 'a', 'Impersonate-Group', 'b', 'Impersonate-Extra-Scopes', 'x']);
     const next = jest.fn();
-    await new ImpersonationMiddleware(authorizer).use(req, {} as never, next);
+    await new ImpersonationMiddleware(authorizer, LEGACY).use(req, {} as never, next);
     expect(next).toHaveBeenCalled();
     expect(req.userInfo).toEqual({ username: 'bob', groups: ['a', 'b', 'system:authenticated'], extra: { scopes: ['x'] } });
     expect(authorizer.asked.map((a) => [a.user.username, a.verb, a.resource, a.name])).toEqual([
@@ -43,7 +48,7 @@ describe('impersonation middleware', () => {
   it('refuses with the first part that is not allowed, keeping the caller', async () => {
     const req = request(['Impersonate-User', 'bob', 'Impersonate-Group', 'ops']);
     const next = jest.fn();
-    const refused = new ImpersonationMiddleware(chain((a) => a.resource === 'users')).use(req, {} as never, next);
+    const refused = new ImpersonationMiddleware(chain((a) => a.resource === 'users'), LEGACY).use(req, {} as never, next);
     await expect(refused).rejects.toThrow(StatusError);
     await expect(refused).rejects.toMatchObject({
       code: 403,
@@ -56,13 +61,65 @@ describe('impersonation middleware', () => {
   it('leaves requests without impersonation headers alone', async () => {
     const req = request(['Accept', 'application/json']);
     const next = jest.fn();
-    await new ImpersonationMiddleware(chain(() => false)).use(req, {} as never, next);
+    await new ImpersonationMiddleware(chain(() => false), LEGACY).use(req, {} as never, next);
     expect(next).toHaveBeenCalled();
     expect(req.userInfo?.username).toBe('alice');
   });
 
   it('answers a group without a user with 400', async () => {
-    const refused = new ImpersonationMiddleware(chain(() => true)).use(request(['Impersonate-Group', 'g']), {} as never, jest.fn());
+    const refused = new ImpersonationMiddleware(chain(() => true), LEGACY).use(request(['Impersonate-Group', 'g']), {} as never, jest.fn());
     await expect(refused).rejects.toMatchObject({ code: 400, reason: 'BadRequest', message: 'requested [{Group  g    }] without impersonating a user' });
+  });
+});
+
+describe('impersonation middleware (ConstrainedImpersonation on)', () => {
+  const CONSTRAINED = { featureGates: FeatureGates.defaults() };
+  /** A get of a pod in ns1, asking to impersonate. */
+  function podRequest(rawHeaders: string[]): ApiRequest {
+    const req = request(rawHeaders);
+    Object.assign(req, {
+      query: {},
+      requestInfo: { isResourceRequest: true, path: '/api/v1/namespaces/ns1/pods/p', verb: 'get', apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource: '', namespace: 'ns1', name: 'p' },
+    });
+    openAuditRecord(req, 'Metadata');
+    return req;
+  }
+
+  it('asks impersonate-on for the request and impersonate:user-info for the user, and records the constraint', async () => {
+    const authorizer = chain((a) => a.verb === 'impersonate-on:user-info:get' || a.verb === 'impersonate:user-info');
+    const req = podRequest(['Impersonate-User', 'bob']);
+    const next = jest.fn();
+    await new ImpersonationMiddleware(authorizer, CONSTRAINED).use(req, {} as never, next);
+    expect(next).toHaveBeenCalled();
+    expect(req.userInfo).toEqual({ username: 'bob', groups: ['system:authenticated'] });
+    expect(authorizer.asked.map((a) => [a.verb, a.apiGroup, a.resource, a.namespace, a.name])).toEqual([
+      ['impersonate-on:user-info:get', '', 'pods', 'ns1', 'p'],
+      ['impersonate:user-info', 'authentication.platform.io', 'users', '', 'bob'],
+    ]);
+    expect(auditRecordOf(req)?.impersonationConstraint).toBe('impersonate:user-info');
+    expect(req.rawHeaders).toEqual([]);
+  });
+
+  it('falls back to the legacy verb, which records no constraint', async () => {
+    const req = podRequest(['Impersonate-User', 'bob']);
+    await new ImpersonationMiddleware(chain((a) => a.verb === 'impersonate'), CONSTRAINED).use(req, {} as never, jest.fn());
+    expect(req.userInfo?.username).toBe('bob');
+    expect(auditRecordOf(req)?.impersonationConstraint).toBeUndefined();
+  });
+
+  it('answers with the first refusal when no mode allows', async () => {
+    const refused = new ImpersonationMiddleware(chain(() => false), CONSTRAINED).use(podRequest(['Impersonate-User', 'bob']), {} as never, jest.fn());
+    await expect(refused).rejects.toMatchObject({
+      code: 403,
+      message: 'pods "p" is forbidden: User "alice" cannot impersonate-on:user-info:get resource "pods" in API group "" in the namespace "ns1": no binding',
+    });
+  });
+
+  it('answers a group without a user with kube 1.36 400', async () => {
+    const refused = new ImpersonationMiddleware(chain(() => true), CONSTRAINED).use(podRequest(['Impersonate-Group', 'g']), {} as never, jest.fn());
+    await expect(refused).rejects.toMatchObject({
+      code: 400,
+      message: 'requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"g"}, Extra:map[string][]string(nil)} without impersonating a user name',
+    });
   });
 });

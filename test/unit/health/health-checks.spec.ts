@@ -1,3 +1,4 @@
+import { MessageChannel } from 'node:worker_threads';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { HealthChecks, withinTimeout } from '../../../src/health/health-checks';
 
@@ -63,5 +64,28 @@ describe('health checks', () => {
   it('bounds a check by a timeout', async () => {
     await expect(withinTimeout(new Promise(() => undefined), 20, 'the store')).rejects.toThrow('the store did not answer within 0.02s');
     await expect(withinTimeout(Promise.resolve(7), 20, 'x')).resolves.toBe(7);
+  });
+
+  /** Holds the event loop, as a large request would. */
+  const holdLoop = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it("counts only the check's own wait: an answer that came while the event loop was held is taken", async () => {
+    const { port1, port2 } = new MessageChannel();
+    // The answer arrives as I/O does (the store engine's thread posts it), while the loop is held past the timeout.
+    const answer = new Promise<string>((resolve) => port2.once('message', resolve));
+    const checked = withinTimeout(answer, 50, 'the store');
+    port1.postMessage('answered');
+    holdLoop(200);
+    await expect(checked).resolves.toBe('answered');
+    port1.close();
+  });
+
+  it('still times out a check that never answers, however busy the event loop was', async () => {
+    const checked = withinTimeout(new Promise(() => undefined), 150, 'the store');
+    holdLoop(400);
+    await expect(checked).rejects.toThrow('the store did not answer within 0.15s');
   });
 });
