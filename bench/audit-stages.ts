@@ -3,10 +3,10 @@ import { EventEmitter } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addAuditAnnotation } from '../src/api/request/audit-context';
-import { resolveRequestInfo } from '../src/api/request/request-info';
+import { addAuditAnnotation } from '../src/audit/audit-context';
+import { resolveRequestInfo } from '../src/endpoints/request/request-info';
 import { parseAuditPolicy } from '../src/audit/policy';
-import { RequestAuditor } from '../src/audit/request-auditor';
+import { RequestAuditor } from '../src/endpoints/filters/request-auditor';
 
 /**
  * The CPU time the audit stages add to one request at Metadata level with the log backend

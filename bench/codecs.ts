@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import { negotiateResponse } from '../src/api/codec/negotiation';
-import { renderResponse } from '../src/api/codec/response';
-import { protobufCodec } from '../src/api/codec/protobuf/protobuf-codec';
+import { negotiateResponse } from '../src/runtime/serializer/negotiation';
+import { renderResponse } from '../src/runtime/serializer/response';
+import { protobufCodec } from '../src/runtime/serializer/protobuf/protobuf-codec';
 import { roleBindingType } from '../src/rbac/kinds/kinds';
 import type { KubeList } from '../src/apimachinery/types';
 

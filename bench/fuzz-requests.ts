@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { MAX_NESTING_DEPTH } from '../src/api/validation/nesting';
+import { MAX_NESTING_DEPTH } from '../src/runtime/document/nesting';
 
 /**
  * Hostile requests as fast-check arbitraries (seeded by their users, so every run sends the

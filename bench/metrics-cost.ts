@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { resolveRequestInfo } from '../src/api/request/request-info';
-import { requestKindOf, requestMetricLabels } from '../src/api/request/request-metric-labels';
+import { resolveRequestInfo } from '../src/endpoints/request/request-info';
+import { requestKindOf, requestMetricLabels } from '../src/endpoints/request/request-metric-labels';
 import { recordAuthentication } from '../src/metrics/authentication-metrics';
 import { recordRequest, recordRequestStarted } from '../src/metrics/request-metrics';
 import { prepareReviewServer, REVIEW_HEADERS, REVIEWS_PATH, review } from './access-reviews';

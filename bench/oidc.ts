@@ -10,7 +10,7 @@ import { validateAndCompile } from '../src/authentication/jwt/load';
 import { jwtAuthenticatorFromFlags } from '../src/authentication/jwt/startup';
 import { defaultOptions } from '../src/config/options';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certificates';
-import { loadJose } from '../src/serviceaccount/jose';
+import { loadJose } from '../src/authentication/serviceaccount/jose';
 import { startBenchServer } from './servers';
 
 /**

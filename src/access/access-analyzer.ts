@@ -5,8 +5,8 @@ import { AuthorizerAnswer, AuthorizerChain } from '../authorization/authorizer-c
 import { PolicyIndex } from '../authorization/rbac/policy-index';
 import { ruleAllows } from '../authorization/rbac/rule-matching';
 import { fileSubject, subjectKeysOf } from '../authorization/rbac/subjects';
-import { bindingWindow, windowAnnotations, windowState } from '../rbac/kinds/binding-window';
-import { Subject } from '../rbac/kinds/types';
+import { bindingWindow, windowAnnotations, windowState } from '../apis/rbac/binding-window';
+import { Subject } from '../apis/rbac/types';
 import { AccessIndex, BindingEntry, resourceTokens } from './access-index';
 import {
   AccessExplanationStatus,

@@ -2,7 +2,7 @@ import { MultiMap } from '../apimachinery/multi-map';
 import { KubeObject } from '../apimachinery/types';
 import { PolicyChange, PolicyIndex, RbacKind } from '../authorization/rbac/policy-index';
 import { fileSubject, SubjectKey } from '../authorization/rbac/subjects';
-import { PolicyRule, RoleBinding } from '../rbac/kinds/types';
+import { PolicyRule, RoleBinding } from '../apis/rbac/types';
 
 /**
  * Reverse indexes over the RBAC policy index, for questions the authorizer never asks

@@ -1,6 +1,6 @@
-import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
+import { ResourceStrategy, ResourceType } from '../runtime/schema/resource-type';
 import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
-import { StructSchema } from '../api/schema/schema';
+import { StructSchema } from '../runtime/schema/schema';
 import { bindingUsageType } from './binding-usage-kind';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
 import { ACCESS_GROUP, ACCESS_VERSION, AccessExplanation, ResourceAccessReview, SubjectRulesReview } from './access-types';

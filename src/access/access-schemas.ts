@@ -1,5 +1,5 @@
-import { objectMetaSchema } from '../api/schema/meta';
-import { atomicList, boolean, field, integer, kindSchema, map, string, struct, StructSchema } from '../api/schema/schema';
+import { objectMetaSchema } from '../runtime/schema/meta';
+import { atomicList, boolean, field, integer, kindSchema, map, string, struct, StructSchema } from '../runtime/schema/schema';
 import { policyRuleSchema, subjectSchema } from '../rbac/kinds/schemas';
 import { nonResourceAttributesSchema, resourceAttributesSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from '../reviews/review-schemas';
 

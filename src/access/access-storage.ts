@@ -1,5 +1,5 @@
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
-import { ResourceType, StrategyContext } from '../api/schema/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
+import { ResourceType, StrategyContext } from '../runtime/schema/resource-type';
 import { KubeObject } from '../apimachinery/types';
 import { ReviewRequest } from '../reviews/review-request';
 import { reviewMetadataToWire } from '../reviews/review-wire';

@@ -1,5 +1,5 @@
 import { NonResourceAttributes, ReviewObject, ResourceAttributes, SubjectAccessReviewSpec } from '../reviews/review-types';
-import { PolicyRule, Subject } from '../rbac/kinds/types';
+import { PolicyRule, Subject } from '../apis/rbac/types';
 
 /**
  * The kinds of access.platform.io/v1 as their schemas decode them: questions about who may

@@ -1,6 +1,6 @@
 import { Inject, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ApiModule } from '../api/api.module';
-import { ResourceRegistry } from '../api/resources/registry';
+import { RegistryModule } from '../registry/registry.module';
+import { ResourceRegistry } from '../registry/resources/registry';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
@@ -16,9 +16,9 @@ import { AccessStorage } from './access-storage';
 import { bindingUsageType } from './binding-usage-kind';
 import { BindingUsageService } from './binding-usage.service';
 import { BindingUsageStorage } from './binding-usage-storage';
-import { ContinueTokenService } from '../api/resources/continue-token.service';
-import { ResourceType } from '../api/schema/resource-type';
-import { WriteOptions } from '../api/resources/storage';
+import { ContinueTokenService } from '../registry/generic/continue-token.service';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { WriteOptions } from '../registry/rest/storage';
 import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
 import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
 
@@ -34,7 +34,7 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * not). Answered from the RBAC policy index and the authorizer chain that make the real
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
-@Module({ imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService] })
+@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService] })
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
 

@@ -1,8 +1,8 @@
-import { objectMetaSchema } from '../api/schema/meta';
-import { ResourceType } from '../api/schema/resource-type';
-import { dateTime, field, int64, kindSchema, string, struct } from '../api/schema/schema';
-import { ageColumn } from '../api/table/columns';
-import { ageOf } from '../api/table/human-duration';
+import { objectMetaSchema } from '../runtime/schema/meta';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { dateTime, field, int64, kindSchema, string, struct } from '../runtime/schema/schema';
+import { ageColumn } from '../runtime/table/columns';
+import { ageOf } from '../runtime/table/human-duration';
 import { KubeObject } from '../apimachinery/types';
 import { GrantingBinding } from '../authorization/authorizer';
 import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';

@@ -1,7 +1,7 @@
-import { ContinuePosition } from '../api/resources/continue-token';
-import { ResourceStorage, Reader, Target } from '../api/resources/storage';
-import { GetOptions, ListOptions } from '../api/request/read-options';
-import { apiVersionOf } from '../api/schema/resource-type';
+import { ContinuePosition } from '../registry/generic/continue-token';
+import { ResourceStorage, Reader, Target } from '../registry/rest/storage';
+import { GetOptions, ListOptions } from '../registry/options/read-options';
+import { apiVersionOf } from '../runtime/schema/resource-type';
 import { errors } from '../apimachinery/errors';
 import { KubeList, KubeObject } from '../apimachinery/types';
 import { GrantingBinding } from '../authorization/authorizer';

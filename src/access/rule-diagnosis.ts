@@ -1,7 +1,7 @@
-import { parseImpersonationVerb } from '../authentication/constrained-impersonation';
+import { parseImpersonationVerb } from '../authentication/impersonation/constrained-impersonation';
 import { AuthorizationAttributes } from '../authorization/authorizer';
 import { apiGroupMatches, nonResourceURLMatches, resourceMatches, resourceNameMatches, verbMatches } from '../authorization/rbac/rule-matching';
-import { PolicyRule } from '../rbac/kinds/types';
+import { PolicyRule } from '../apis/rbac/types';
 import { NearMiss } from './access-types';
 
 /**

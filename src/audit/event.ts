@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import type { AuditLevel, AuditResponseStatus } from '../api/request/audit-context';
+import type { AuditLevel, AuditResponseStatus } from './audit-context';
 import { isPlainObject } from '../apimachinery/types';
 import type { UserInfo } from '../apimachinery/user-info';
 import { goQuote } from '../apimachinery/go-text';

@@ -1,5 +1,5 @@
-import type { AuditLevel } from '../api/request/audit-context';
-import { levelAtLeast } from '../api/request/audit-context';
+import type { AuditLevel } from './audit-context';
+import { levelAtLeast } from './audit-context';
 import type { UserInfo } from '../apimachinery/user-info';
 import { AuditStage, GroupResources, Policy, PolicyRule } from './policy';
 

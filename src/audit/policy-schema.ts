@@ -4,7 +4,7 @@ import { Allow, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateNested, 
 import * as YAML from 'yaml';
 import { aggregateErrors } from '../apimachinery/aggregate-errors';
 import { FieldError, fieldErrorMessage, fieldErrors, FieldPath } from '../apimachinery/field-errors';
-import type { AuditLevel } from '../api/request/audit-context';
+import type { AuditLevel } from './audit-context';
 import { AUDIT_API_VERSION, AUDIT_LEVELS, AUDIT_STAGES, AuditStage } from './policy';
 
 /**

@@ -1,4 +1,4 @@
-import type { AuditLevel } from '../api/request/audit-context';
+import type { AuditLevel } from './audit-context';
 import { readConfigFile } from '../config/config-file';
 import type * as PolicySchemaModule from './policy-schema';
 

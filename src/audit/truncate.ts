@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { levelAtLeast } from '../api/request/audit-context';
+import { levelAtLeast } from './audit-context';
 import { recordAuditError } from '../metrics/audit-metrics';
 import { AuditBackend } from './backends';
 import { AuditEvent } from './event';

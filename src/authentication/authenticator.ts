@@ -1,13 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChangeFeedService } from '../storage/change-feed.service';
-import { TokenCache } from './token-cache';
+import { TokenCache } from './strategy/token-cache';
 import type { Request } from 'express';
 import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
-import { certificatesOf } from './certificate-chain';
-import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header';
-import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER, TokenFileStrategy, X509_STRATEGY, X509Strategy } from './strategies';
-import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './bearer-token';
+import { certificatesOf } from './strategy/certificate-chain';
+import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header/request-header';
+import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER } from './strategy/authentication-strategy';
+import { X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
+import { TokenFileStrategy } from './token-file/token-file.strategy';
+import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './strategy/bearer-token';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */

@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuthorizationGuard } from './authorization.guard';
-import { RequestAuthorization } from './request-authorization';
 import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
@@ -31,7 +29,7 @@ const decisionConsistency = {
  * this one; the chain is built from the configuration by AuthorizationConfigModule).
  */
 @Module({
-  providers: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, bindingUsageRecorder, decisionConsistency],
-  exports: [AuthorizerChain, AuthorizerFactories, RequestAuthorization, AuthorizationGuard, BindingUsageRecorder, DecisionConsistency],
+  providers: [AuthorizerChain, AuthorizerFactories, bindingUsageRecorder, decisionConsistency],
+  exports: [AuthorizerChain, AuthorizerFactories, BindingUsageRecorder, DecisionConsistency],
 })
 export class AuthorizationModule {}

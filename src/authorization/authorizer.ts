@@ -1,6 +1,6 @@
 import { UserInfo } from '../apimachinery/user-info';
-import { FieldRequirement } from '../api/selectors/field-selector';
-import { LabelRequirement } from '../api/selectors/label-selector';
+import { FieldRequirement } from '../apimachinery/selectors/field-selector';
+import { LabelRequirement } from '../apimachinery/selectors/label-selector';
 import type { StoreFollowingState } from './decision-consistency';
 
 /**

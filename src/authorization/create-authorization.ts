@@ -2,8 +2,8 @@ import { UserInfo } from '../apimachinery/user-info';
 import { forbiddenError } from './forbidden';
 import { AuthorizationAttributes, AuthorizationResult } from './authorizer';
 import { resourceAttributes } from './request-attributes';
-import type { CreatePermissionCheck } from '../api/resources/generic-storage';
-import type { Target } from '../api/resources/storage';
+import type { CreatePermissionCheck } from '../registry/generic/generic-storage';
+import type { Target } from '../registry/rest/storage';
 
 /** The path of the object a write targets, as the request named it. */
 function objectPath(target: Target): string {

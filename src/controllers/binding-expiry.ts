@@ -1,9 +1,9 @@
 import { Clock, systemClock } from '../apimachinery/clock';
 import { BINDING_EXPIRY_CONTROLLER } from '../config/controllers';
 import { recordExpiredBindingDeleted } from '../metrics/binding-expiry-metrics';
-import { bindingWindow } from '../rbac/kinds/binding-window';
+import { bindingWindow } from '../apis/rbac/binding-window';
 import { clusterRoleBindingType, roleBindingType } from '../rbac/kinds/kinds';
-import { RoleBinding } from '../rbac/kinds/types';
+import { RoleBinding } from '../apis/rbac/types';
 import { Controller, ControllerContext } from './controller-context';
 
 export const BINDING_EXPIRY_USER = BINDING_EXPIRY_CONTROLLER;

@@ -1,4 +1,4 @@
-import { BOOTSTRAP_TOKEN_NAMESPACE } from '../bootstrap-token/bootstrap-token.strategy';
+import { BOOTSTRAP_TOKEN_NAMESPACE } from '../authentication/bootstrap-token/bootstrap-token.strategy';
 import {
   BOOTSTRAP_TOKEN_ID_KEY,
   BOOTSTRAP_TOKEN_SECRET_KEY,
@@ -9,7 +9,7 @@ import {
 } from '../core/kinds/bootstrap-token';
 import { ConfigMap, configMapType } from '../core/kinds/config-map';
 import { Secret, secretType } from '../core/kinds/secret';
-import { loadJose } from '../serviceaccount/jose';
+import { loadJose } from '../authentication/serviceaccount/jose';
 import { Controller, ControllerContext } from './controller-context';
 
 export const BOOTSTRAP_SIGNER_USER = 'bootstrap-signer';

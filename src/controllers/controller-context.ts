@@ -1,6 +1,6 @@
-import { ResourceRegistry } from '../api/resources/registry';
-import { ResourceStorage, Target } from '../api/resources/storage';
-import { ResourceType } from '../api/schema/resource-type';
+import { ResourceRegistry } from '../registry/resources/registry';
+import { ResourceStorage, Target } from '../registry/rest/storage';
+import { ResourceType } from '../runtime/schema/resource-type';
 import { StatusError } from '../apimachinery/errors';
 import { storageResource } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';

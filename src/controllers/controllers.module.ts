@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { ApiModule } from '../api/api.module';
-import { ResourceRegistry } from '../api/resources/registry';
+import { RegistryModule } from '../registry/registry.module';
+import { ResourceRegistry } from '../registry/resources/registry';
 import { SYSTEM_USER } from '../apimachinery/user-info';
 import {
   BINDING_EXPIRY_CONTROLLER,
@@ -12,8 +12,8 @@ import {
 } from '../config/controllers';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { CoreModule } from '../core/core.module';
-import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
-import { ServiceAccountTokens } from '../serviceaccount/service-account-tokens';
+import { ServiceAccountAuthenticationModule } from '../authentication/serviceaccount/service-account-authentication.module';
+import { ServiceAccountTokens } from '../authentication/serviceaccount/service-account-tokens';
 import { Database } from '../storage/database';
 import { SharedInformerFactory } from '../storage/shared-informer-factory';
 import { DATABASE } from '../storage/storage.module';
@@ -33,7 +33,7 @@ import { TOKENS_CONTROLLER_USER, TokensController } from './tokens-controller';
  * (deletes time-bound bindings some time after they expire). They run on the leader, on
  * the shared informers of the kinds they read.
  */
-@Module({ imports: [ApiModule, CoreModule, ServiceAccountModule] })
+@Module({ imports: [RegistryModule, CoreModule, ServiceAccountAuthenticationModule] })
 export class ControllersModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly runner: ControllerRunner;
 

@@ -1,8 +1,8 @@
 import { ANONYMOUS_USER, CONTROLLER_ROLE_PREFIX } from '../apimachinery/user-info';
 import { KubeObject } from '../apimachinery/types';
 import { roleBindingType, roleType } from '../rbac/kinds/kinds';
-import { RBAC_GROUP } from '../rbac/kinds/types';
-import { BOOTSTRAP_TOKEN_NAMESPACE } from '../bootstrap-token/bootstrap-token.strategy';
+import { RBAC_GROUP } from '../apis/rbac/types';
+import { BOOTSTRAP_TOKEN_NAMESPACE } from '../authentication/bootstrap-token/bootstrap-token.strategy';
 import { BOOTSTRAP_SIGNER_USER, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE } from './bootstrap-signer';
 import { namespaceType } from '../core/namespace';
 import { Controller, ControllerContext } from './controller-context';

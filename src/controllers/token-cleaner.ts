@@ -1,4 +1,4 @@
-import { BOOTSTRAP_TOKEN_NAMESPACE } from '../bootstrap-token/bootstrap-token.strategy';
+import { BOOTSTRAP_TOKEN_NAMESPACE } from '../authentication/bootstrap-token/bootstrap-token.strategy';
 import { bootstrapExpiration, SECRET_TYPE_BOOTSTRAP_TOKEN } from '../core/kinds/bootstrap-token';
 import { Secret, secretType } from '../core/kinds/secret';
 import { Controller, ControllerContext } from './controller-context';

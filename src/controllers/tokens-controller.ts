@@ -1,7 +1,7 @@
 import { Secret, secretType, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../core/kinds/secret';
 import { ServiceAccount, serviceAccountType } from '../core/kinds/service-account';
-import { ServiceAccountTokens } from '../serviceaccount/service-account-tokens';
-import { SERVICE_ACCOUNT_UID_ANNOTATION } from '../serviceaccount/service-account-token.strategy';
+import { ServiceAccountTokens } from '../authentication/serviceaccount/service-account-tokens';
+import { SERVICE_ACCOUNT_UID_ANNOTATION } from '../authentication/serviceaccount/service-account-token.strategy';
 import { Controller, ControllerContext } from './controller-context';
 
 export const TOKENS_CONTROLLER_USER = 'tokens-controller';

@@ -1,9 +1,9 @@
 import { HealthModule } from '../health/health.module';
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ApiModule } from '../api/api.module';
-import { ResourceRegistry } from '../api/resources/registry';
-import { AdmissionChain } from '../api/resources/admission';
-import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
+import { RegistryModule } from '../registry/registry.module';
+import { ResourceRegistry } from '../registry/resources/registry';
+import { AdmissionChain } from '../registry/rest/admission';
+import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
 import { ADMISSION_PLUGINS } from '../config/flags';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
@@ -21,7 +21,7 @@ import { NODE_RESTRICTION_PLUGIN, NodeRestrictionAdmission } from './node-restri
  * on the generic storage. Registers the admission plugins: NamespaceLifecycle always,
  * NodeRestriction when `--enable-admission-plugins` names it.
  */
-@Module({ imports: [ApiModule, HealthModule], providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
+@Module({ imports: [RegistryModule, HealthModule], providers: [NamespaceLifecycleAdmission, NodeRestrictionAdmission, DefaultNamespaces, NamespaceController] })
 export class CoreModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ResourceRegistry } from '../api/resources/registry';
+import { ResourceRegistry } from '../registry/resources/registry';
 import { StatusError } from '../apimachinery/errors';
 import { SYSTEM_USER } from '../apimachinery/user-info';
 import { SYSTEM_NAMESPACES } from './namespace-lifecycle';

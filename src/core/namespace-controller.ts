@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HealthChecks, PostStartHook } from '../health/health-checks';
 import { StatusError } from '../apimachinery/errors';
-import { ResourceRegistry } from '../api/resources/registry';
-import { Target, WriteOptions } from '../api/resources/storage';
+import { ResourceRegistry } from '../registry/resources/registry';
+import { Target, WriteOptions } from '../registry/rest/storage';
 import { storageResource } from '../apimachinery/store-key';
 import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../apimachinery/user-info';
 import { ChangeFeedService } from '../storage/change-feed.service';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { errors } from '../apimachinery/errors';
-import { AdmissionPlugin, AdmissionRequest } from '../api/resources/admission';
+import { AdmissionPlugin, AdmissionRequest } from '../registry/rest/admission';
 import { objectKey, storageResource } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
 import { Informer } from '../storage/informer';

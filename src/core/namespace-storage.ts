@@ -1,5 +1,5 @@
-import { GenericStorage } from '../api/resources/generic-storage';
-import { DeleteOptions, DeleteResult, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { GenericStorage } from '../registry/generic/generic-storage';
+import { DeleteOptions, DeleteResult, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { nowTimestamp } from '../apimachinery/system-metadata';
 import { KubeObject } from '../apimachinery/types';
 import { ObjectStore, StaleRevisionError } from '../storage/object-store';

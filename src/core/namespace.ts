@@ -1,13 +1,13 @@
 import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
-import { ResourceStrategy, ResourceType } from '../api/schema/resource-type';
+import { ResourceStrategy, ResourceType } from '../runtime/schema/resource-type';
 import { isPlainObject, KubeObject } from '../apimachinery/types';
-import { validateNamespaceName } from '../api/validation/names';
-import { validateFinalizerName } from '../api/validation/object-meta';
-import { strList } from '../api/validation/shape';
-import { objectMetaSchema } from '../api/schema/meta';
-import { atomicList, dateTime, field, kindSchema, mapList, named, string, struct } from '../api/schema/schema';
-import { ageColumn, nameColumn } from '../api/table/columns';
-import { TableDefinition } from '../api/table/table';
+import { validateNamespaceName } from '../apimachinery/validation/names';
+import { validateFinalizerName } from '../apimachinery/validation/object-meta';
+import { strList } from '../apimachinery/validation/shape';
+import { objectMetaSchema } from '../runtime/schema/meta';
+import { atomicList, dateTime, field, kindSchema, mapList, named, string, struct } from '../runtime/schema/schema';
+import { ageColumn, nameColumn } from '../runtime/table/columns';
+import { TableDefinition } from '../runtime/table/table';
 
 /** The core Namespace kind (v1), with kube's namespace strategy and validation. */
 

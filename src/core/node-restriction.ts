@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { errors, StatusError } from '../apimachinery/errors';
 import { objectKey } from '../apimachinery/store-key';
-import { AdmissionPlugin, AdmissionRequest } from '../api/resources/admission';
+import { AdmissionPlugin, AdmissionRequest } from '../registry/rest/admission';
 import { jsonEqual } from '../apimachinery/system-metadata';
 import { isPlainObject, KubeObject } from '../apimachinery/types';
-import { list, record, str } from '../api/validation/shape';
-import { nodeIdentity } from '../authentication/node-identity';
+import { list, record, str } from '../apimachinery/validation/shape';
+import { nodeIdentity } from '../apimachinery/node-identity';
 import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
 import { nodeType } from './kinds/node';
 import { isMirrorPod, MIRROR_POD_ANNOTATION } from './kinds/pod';

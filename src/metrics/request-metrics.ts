@@ -5,7 +5,7 @@ import { metricsCatalog } from './registry';
  * kube's request metrics (apiserver/pkg/endpoints/metrics): names, help texts, labels,
  * buckets and stability levels are kube's. Unlike kube, requests refused by authentication
  * (401) or authorization (403) are counted too. Label values come from the request info,
- * bounded by the caller (see src/api/request-metrics.middleware.ts).
+ * bounded by the caller (see src/endpoints/filters/request-metrics.middleware.ts).
  */
 
 const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;

@@ -1,8 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { ApiModule } from '../api/api.module';
-import { ResourceRegistry } from '../api/resources/registry';
-import { AdmissionRequest } from '../api/resources/admission';
-import { GenericStorageFactory } from '../api/resources/generic-storage.factory';
+import { RegistryModule } from '../registry/registry.module';
+import { ResourceRegistry } from '../registry/resources/registry';
+import { AdmissionRequest } from '../registry/rest/admission';
+import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
 import { HealthModule } from '../health/health.module';
@@ -12,7 +12,7 @@ import { RbacBootstrap } from './bootstrap/rbac-bootstrap';
 import { RbacEscalationCheck } from './escalation/escalation-check';
 import { PolicyBasedStorage } from './escalation/policy-based-storage';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/kinds';
-import { RBAC_GROUP, RBAC_VERSION } from './kinds/types';
+import { RBAC_GROUP, RBAC_VERSION } from '../apis/rbac/types';
 
 /**
  * The four RBAC kinds of rbac.authorization.platform.io/v1, each on the generic storage
@@ -21,7 +21,7 @@ import { RBAC_GROUP, RBAC_VERSION } from './kinds/types';
  * at start, and the ClusterRole aggregation controller.
  */
 @Module({
-  imports: [ApiModule, AuthorizationModule, RbacAuthorizationModule, HealthModule],
+  imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, HealthModule],
   providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationCheck],
 })
 export class RbacModule implements OnModuleInit {

@@ -1,5 +1,5 @@
-import { ResourceType, StrategyContext } from '../api/schema/resource-type';
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { ResourceType, StrategyContext } from '../runtime/schema/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { KubeObject } from '../apimachinery/types';
 import { UserInfo } from '../apimachinery/user-info';
 import { AuthorizerChain } from '../authorization/authorizer-chain';

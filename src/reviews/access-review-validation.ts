@@ -1,7 +1,7 @@
 import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
 import { ObjectMeta } from '../apimachinery/types';
-import { validateLabelName } from '../api/validation/labels';
-import { isValidLabelValue } from '../api/validation/names';
+import { validateLabelName } from '../apimachinery/validation/labels';
+import { isValidLabelValue } from '../apimachinery/validation/names';
 import { goNonResourceAttributes, goObjectMeta } from '../apimachinery/go-text';
 import {
   AccessReview,

@@ -1,7 +1,7 @@
 import { FieldError } from '../apimachinery/field-errors';
-import { GroupVersionAlias } from '../api/resources/registry';
-import { ResourceStrategy, ResourceType, StrategyContext } from '../api/schema/resource-type';
-import { StructSchema } from '../api/schema/schema';
+import { GroupVersionAlias } from '../registry/resources/registry';
+import { ResourceStrategy, ResourceType, StrategyContext } from '../runtime/schema/resource-type';
+import { StructSchema } from '../runtime/schema/schema';
 import { KubeObject } from '../apimachinery/types';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from './access-review-validation';
 import {

@@ -1,5 +1,5 @@
 import { ManagedFieldsEntry } from '../apimachinery/types';
-import { Schema } from '../api/schema/schema';
+import { Schema } from '../runtime/schema/schema';
 import { isPlainObject } from '../apimachinery/types';
 
 /**

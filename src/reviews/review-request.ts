@@ -1,9 +1,9 @@
-import { FieldManager } from '../api/apply/field-manager';
-import { managerOrUserAgent } from '../api/apply/manager-name';
+import { FieldManager } from '../runtime/apply/field-manager';
+import { managerOrUserAgent } from '../runtime/apply/manager-name';
 import { errors, StatusError } from '../apimachinery/errors';
 import { FieldError, fieldErrorBody } from '../apimachinery/field-errors';
-import { apiVersionOf, ResourceType } from '../api/schema/resource-type';
-import { Target, WriteOptions } from '../api/resources/storage';
+import { apiVersionOf, ResourceType } from '../runtime/schema/resource-type';
+import { Target, WriteOptions } from '../registry/rest/storage';
 import { KubeObject, ObjectMeta } from '../apimachinery/types';
 import { goQuote, GoSyntax } from '../apimachinery/go-text';
 import { ReviewObject } from './review-types';

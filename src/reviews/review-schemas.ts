@@ -1,5 +1,5 @@
-import { labelSelectorRequirementSchema, objectMetaSchema } from '../api/schema/meta';
-import { atomicList, boolean, field, kindSchema, map, named, string, struct } from '../api/schema/schema';
+import { labelSelectorRequirementSchema, objectMetaSchema } from '../runtime/schema/meta';
+import { atomicList, boolean, field, kindSchema, map, named, string, struct } from '../runtime/schema/schema';
 
 /**
  * authorization/v1 and authentication/v1 review kinds as kube's Go types declare them, so

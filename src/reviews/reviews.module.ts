@@ -1,6 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ApiModule } from '../api/api.module';
-import { ResourceRegistry } from '../api/resources/registry';
+import { RegistryModule } from '../registry/registry.module';
+import { ResourceRegistry } from '../registry/resources/registry';
 import { AuthenticationModule } from '../authentication/authentication.module';
 import { Authenticator } from '../authentication/authenticator';
 import { AuthorizationModule } from '../authorization/authorization.module';
@@ -28,7 +28,7 @@ import { TokenReviewStorage } from './token-review-storage';
  * the authorizer chain (or reads the caller) and stores nothing. With
  * --kubectl-review-aliases they also answer at kube's group names, where kubectl posts.
  */
-@Module({ imports: [ApiModule, AuthorizationModule, AuthenticationModule] })
+@Module({ imports: [RegistryModule, AuthorizationModule, AuthenticationModule] })
 export class ReviewsModule implements OnModuleInit {
   constructor(
     private readonly registry: ResourceRegistry,

@@ -1,6 +1,6 @@
 import { errors } from '../apimachinery/errors';
-import { ResourceType } from '../api/schema/resource-type';
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { ReviewRequest } from './review-request';
 import { RulesReview } from './review-types';

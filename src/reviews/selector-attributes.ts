@@ -1,7 +1,7 @@
-import { FieldRequirement, parseFieldSelector } from '../api/selectors/field-selector';
-import { LabelOperator, LabelRequirement, parseLabelSelector, SelectorParseError } from '../api/selectors/label-selector';
+import { FieldRequirement, parseFieldSelector } from '../apimachinery/selectors/field-selector';
+import { LabelOperator, LabelRequirement, parseLabelSelector, SelectorParseError } from '../apimachinery/selectors/label-selector';
 import { goQuote } from '../apimachinery/go-text';
-import { isQualifiedName, isValidLabelValue } from '../api/validation/names';
+import { isQualifiedName, isValidLabelValue } from '../apimachinery/validation/names';
 import { SelectorAttribute } from '../authorization/authorizer';
 import { aggregateErrors } from '../apimachinery/aggregate-errors';
 import { SelectorAttributes, SelectorRequirement } from './review-types';

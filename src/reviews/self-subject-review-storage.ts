@@ -1,5 +1,5 @@
-import { ResourceType } from '../api/schema/resource-type';
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { nowTimestamp } from '../apimachinery/system-metadata';
 import { ReviewRequest } from './review-request';
 import { userInfoToWire } from './review-wire';

@@ -1,5 +1,5 @@
-import { ResourceType } from '../api/schema/resource-type';
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { errors } from '../apimachinery/errors';
 import { Authenticator } from '../authentication/authenticator';
 import { ReviewRequest } from './review-request';

@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { AUDIT_ID } from '../api/request/audit-id';
-import { REQUEST_DEADLINE } from '../api/request/request-deadline';
+import { AUDIT_ID } from '../endpoints/request/audit-id';
+import { REQUEST_DEADLINE } from '../registry/rest/request-deadline';
 
 /**
  * The server's request object: Node's IncomingMessage with every property that express and
@@ -20,7 +20,7 @@ export class ApiIncomingMessage extends IncomingMessage {
   params: unknown = undefined;
   /** Shadows express's getter, which parses the query string again on every read: the pipeline parses it once. */
   query: unknown = undefined;
-  // The request pipeline (src/api/request/request-context.ts's ApiRequest).
+  // The request pipeline (src/endpoints/request/request-context.ts's ApiRequest).
   receivedAt: unknown = undefined;
   requestInfo: unknown = undefined;
   userInfo: unknown = undefined;

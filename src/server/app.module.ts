@@ -1,18 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { ApiModule } from '../api/api.module';
-import { CREATE_PERMISSION_CHECK } from '../api/resources/generic-storage.factory';
-import { StatusExceptionFilter } from '../api/status.filter';
-import { UnknownPathModule } from '../api/unknown-path.controller';
+import { ApiModule } from '../endpoints/api.module';
+import { FiltersModule } from '../endpoints/filters/filters.module';
+import { CREATE_PERMISSION_CHECK } from '../registry/generic/generic-storage.factory';
+import { UnknownPathModule } from '../endpoints/handlers/unknown-path.controller';
 import { AuthenticationModule } from '../authentication/authentication.module';
-import { RequestPipelineMiddleware } from './request-pipeline.middleware';
-import { RequestBodyMiddleware } from '../api/request-body.middleware';
-import { RequestInfoMiddleware } from '../api/request-info.middleware';
-import { RequestMetricsMiddleware } from '../api/request-metrics.middleware';
-import { RequestTimeoutMiddleware } from '../api/request-timeout.middleware';
-import { MaxInflightMiddleware } from '../api/max-inflight.middleware';
-import { ImpersonationMiddleware } from '../authentication/impersonation.middleware';
-import { AuthorizationGuard } from '../authorization/authorization.guard';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { AuthorizationConfigModule } from '../authorization/config/authorization-config.module';
@@ -29,11 +20,11 @@ import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
 import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
 import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
-import { BootstrapTokenModule } from '../bootstrap-token/bootstrap-token.module';
-import { TokenWebhookModule } from '../token-webhook/token-webhook.module';
-import { AuthenticationTrustModule } from '../authentication-trust/authentication-trust.module';
+import { BootstrapTokenModule } from '../authentication/bootstrap-token/bootstrap-token.module';
+import { TokenWebhookModule } from '../authentication/token-webhook/token-webhook.module';
+import { AuthenticationTrustModule } from '../authentication/authentication-trust.module';
 import { ControllersModule } from '../controllers/controllers.module';
-import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../serviceaccount/service-account-tokens';
+import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../authentication/serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
@@ -41,7 +32,6 @@ import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
 import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
 import type { ServerConfiguration } from './configuration';
-import { AuditModule } from '../audit/audit.module';
 import { AUDIT_SETTINGS } from '../audit/audit-settings';
 import { Database } from '../storage/database';
 import { StorageModule } from '../storage/storage.module';
@@ -87,25 +77,13 @@ export class AppModule {
         AbacModule,
         WebhookAuthorizationModule,
         MetricsModule,
-        AuditModule,
         HealthModule,
+        FiltersModule,
         OpenApiUiModule,
         // Last: its catch-all route answers what no route above serves.
         UnknownPathModule,
       ],
-      providers: [
-        ...configured,
-        // The pipeline's stages (authentication comes from its own module).
-        RequestInfoMiddleware,
-        RequestMetricsMiddleware,
-        RequestTimeoutMiddleware,
-        ImpersonationMiddleware,
-        MaxInflightMiddleware,
-        RequestBodyMiddleware,
-        RequestPipelineMiddleware,
-        { provide: APP_FILTER, useClass: StatusExceptionFilter },
-        { provide: APP_GUARD, useClass: AuthorizationGuard },
-      ],
+      providers: configured,
       exports: configured.map((p) => p.provide),
     };
   }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { assignAuditId } from '../api/request/audit-id';
-import type { ApiRequest } from '../api/request/request-context';
+import { assignAuditId } from '../endpoints/request/audit-id';
+import type { ApiRequest } from '../endpoints/request/request-context';
 import { goDurationText, KubeLogger } from './logging';
 
 /** kube's httplog writes its request lines at this verbosity and above (issue 15). */

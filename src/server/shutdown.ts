@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:https';
-import type { ApiRequest } from '../api/request/request-context';
-import { isLongRunning } from '../api/request/long-running';
+import type { ApiRequest } from '../endpoints/request/request-context';
+import { isLongRunning } from '../endpoints/request/long-running';
 
 /** kube's answer to a new request once the server no longer takes any (`--shutdown-send-retry-after`). */
 export const SHUTTING_DOWN_MESSAGE = 'The apiserver is shutting down, please try again later.';

@@ -20,10 +20,10 @@ import { ALL_PROBES, HealthChecks } from '../health/health-checks';
 import { ChangeFeedService } from '../storage/change-feed.service';
 import { SharedInformerFactory } from '../storage/shared-informer-factory';
 import { httpLog } from './httplog';
-import { RequestPipelineMiddleware } from './request-pipeline.middleware';
+import { RequestPipelineMiddleware } from '../endpoints/filters/request-pipeline.middleware';
 import { KubeLogger } from './logging';
 import { GracefulShutdown } from './shutdown';
-import { serviceAccountTokenSettings } from '../serviceaccount/settings';
+import { serviceAccountTokenSettings } from '../authentication/serviceaccount/settings';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;

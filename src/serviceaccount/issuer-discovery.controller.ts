@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ServiceAccountTokens } from './service-account-tokens';
+import { ServiceAccountTokens } from '../authentication/serviceaccount/service-account-tokens';
 
 /** kube's discovery path for the JWKS, relative to the issuer. */
 export const JWKS_PATH = '/openid/v1/jwks';

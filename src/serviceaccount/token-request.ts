@@ -1,7 +1,7 @@
-import { ResourceStorage, Target, WriteOptions, WriteResult } from '../api/resources/storage';
-import { ResourceType } from '../api/schema/resource-type';
-import { objectMetaSchema } from '../api/schema/meta';
-import { atomicList, field, int64, kindSchema, string, struct } from '../api/schema/schema';
+import { ResourceStorage, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
+import { ResourceType } from '../runtime/schema/resource-type';
+import { objectMetaSchema } from '../runtime/schema/meta';
+import { atomicList, field, int64, kindSchema, string, struct } from '../runtime/schema/schema';
 import { errors } from '../apimachinery/errors';
 import { FieldError, fieldErrors, FieldPath } from '../apimachinery/field-errors';
 import { objectKey } from '../apimachinery/store-key';
@@ -10,7 +10,7 @@ import { podType } from '../core/kinds/pod';
 import { secretType } from '../core/kinds/secret';
 import { serviceAccountType } from '../core/kinds/service-account';
 import { ObjectStore } from '../storage/object-store';
-import { ServiceAccountTokens, TokenSpec } from './service-account-tokens';
+import { ServiceAccountTokens, TokenSpec } from '../authentication/serviceaccount/service-account-tokens';
 
 /**
  * TokenRequest (authentication.platform.io/v1), the `token` subresource of ServiceAccounts

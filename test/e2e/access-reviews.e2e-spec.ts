@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as https from 'node:https';
-import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
+import { protobufCodec } from '../../src/runtime/serializer/protobuf/protobuf-codec';
 import { kubectlWith } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';

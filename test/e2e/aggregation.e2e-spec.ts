@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { AdmissionChain, AdmissionRequest } from '../../src/api/resources/admission';
+import { AdmissionChain, AdmissionRequest } from '../../src/registry/rest/admission';
 import { ClusterRoleAggregationController } from '../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { Database, openDatabase } from '../../src/storage/database';
 import { createLeaderElector, LeaderElector } from '../../src/storage/leader-election';

@@ -1,4 +1,4 @@
-import { loadJose } from '../../src/serviceaccount/jose';
+import { loadJose } from '../../src/authentication/serviceaccount/jose';
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
 

@@ -1,7 +1,7 @@
-import { PROTOBUF_PREFIX } from '../../src/api/codec/protobuf/envelope';
-import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
-import { ResourceRegistry } from '../../src/api/resources/registry';
-import { apiVersionOf, ResourceType } from '../../src/api/schema/resource-type';
+import { PROTOBUF_PREFIX } from '../../src/runtime/serializer/protobuf/envelope';
+import { protobufCodec } from '../../src/runtime/serializer/protobuf/protobuf-codec';
+import { ResourceRegistry } from '../../src/registry/resources/registry';
+import { apiVersionOf, ResourceType } from '../../src/runtime/schema/resource-type';
 import { eventually } from '../support/eventually';
 import { HttpResponse } from '../support/https-client';
 import { CREATE_ONLY_KIND_SAMPLES, kindKey, READ_ONLY_KINDS, Sample, STORED_KIND_SAMPLES } from '../support/kind-fixtures';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAuditOptions } from '../../src/config/options';
-import { loadJose } from '../../src/serviceaccount/jose';
+import { loadJose } from '../../src/authentication/serviceaccount/jose';
 import { eventually } from '../support/eventually';
 import { Kubectl, kubectlAs } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';

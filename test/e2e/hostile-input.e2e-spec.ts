@@ -1,5 +1,5 @@
 import { HttpResponse } from '../support/https-client';
-import { MAX_NESTING_DEPTH } from '../../src/api/validation/nesting';
+import { MAX_NESTING_DEPTH } from '../../src/runtime/document/nesting';
 import { PATCH_NOT_APPLICABLE } from '../support/status-of';
 import { startTestServer, TestServer } from '../support/test-server';
 

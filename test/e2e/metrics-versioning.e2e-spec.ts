@@ -1,6 +1,6 @@
-import { GenericStorageFactory } from '../../src/api/resources/generic-storage.factory';
-import { ResourceRegistry } from '../../src/api/resources/registry';
-import { ResourceType } from '../../src/api/schema/resource-type';
+import { GenericStorageFactory } from '../../src/registry/generic/generic-storage.factory';
+import { ResourceRegistry } from '../../src/registry/resources/registry';
+import { ResourceType } from '../../src/runtime/schema/resource-type';
 import { parseRuntimeConfig } from '../../src/config/runtime-config';
 import { roleType } from '../../src/rbac/kinds/kinds';
 import { eventually } from '../support/eventually';

@@ -1,8 +1,8 @@
 import * as https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import * as YAML from 'yaml';
-import { lengthDelimited, PROTOBUF_PREFIX } from '../../src/api/codec/protobuf/envelope';
-import { protobufCodec } from '../../src/api/codec/protobuf/protobuf-codec';
+import { lengthDelimited, PROTOBUF_PREFIX } from '../../src/runtime/serializer/protobuf/envelope';
+import { protobufCodec } from '../../src/runtime/serializer/protobuf/protobuf-codec';
 import { ClientIdentity } from '../support/https-client';
 import { eventually } from '../support/eventually';
 import { Kubectl, kubectlFor, spawnKubectl } from '../support/kubectl';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as YAML from 'yaml';
-import { protoRoot } from '../../src/api/codec/protobuf/proto-root';
+import { protoRoot } from '../../src/runtime/serializer/protobuf/proto-root';
 import { Kubectl, kubectlWith } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';
 

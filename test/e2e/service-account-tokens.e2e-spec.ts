@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as YAML from 'yaml';
-import { loadJose } from '../../src/serviceaccount/jose';
+import { loadJose } from '../../src/authentication/serviceaccount/jose';
 import { eventually } from '../support/eventually';
 import { kubectlFor, kubectlWith } from '../support/kubectl';
 import { startTestServer, TestServer } from '../support/test-server';

@@ -1,5 +1,5 @@
-import { atomicList, boolean, named, string, struct } from '../../api/schema/schema';
-import { strictDecodingError } from '../../api/validation/schema-decoder';
+import { atomicList, boolean, named, string, struct } from '../../runtime/schema/schema';
+import { strictDecodingError } from '../../runtime/schema/schema-decoder';
 import { decodeConfigDocument, isObject } from '../../config/config-document';
 import {
   AUTHENTICATION_CONFIG_GROUP,

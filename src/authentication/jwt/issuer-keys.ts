@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Agent, request } from 'node:https';
 import type { JSONWebKeySet } from 'jose';
-import { Jose, loadJose } from '../../serviceaccount/jose';
+import { Jose, loadJose } from '../serviceaccount/jose';
 
 /** The largest discovery document or key set read from an issuer. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { ConfigFileReloader } from '../../config/config-file-reloader';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { configControllerMetrics } from '../../metrics/config-controller-metrics';
-import { SERVICE_ACCOUNT_TOKEN_SETTINGS, ServiceAccountTokenSettings } from '../../serviceaccount/service-account-tokens';
+import { SERVICE_ACCOUNT_TOKEN_SETTINGS, ServiceAccountTokenSettings } from '../serviceaccount/service-account-tokens';
 import { Authenticator } from '../authenticator';
 import { IssuerKeys } from './issuer-keys';
 import { JwtAuthenticator } from './jwt-authenticator';

@@ -1,7 +1,7 @@
 import { CelEvaluationError } from '../../cel';
 import { UserInfo } from '../../apimachinery/user-info';
 import { issuerHash, recordJwtAuthentication } from '../../metrics/jwt-authenticator-metrics';
-import { loadJose } from '../../serviceaccount/jose';
+import { loadJose } from '../serviceaccount/jose';
 import { evaluateExpression, stringList, userVariable } from './expressions';
 import { IssuerKeys } from './issuer-keys';
 import { JWTAuthenticator } from './types';

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { AuthenticationStrategy, bearerToken, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategies';
+import { AuthenticationStrategy, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
+import { bearerToken } from '../strategy/bearer-token';
 import { JwtAuthenticator, TokenRejected, unverifiedClaims } from './jwt-authenticator';
 
 export const JWT_STRATEGY = 'jwt';

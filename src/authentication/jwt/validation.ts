@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { CelCompileError, CelProgram } from '../../cel';
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { isDNS1123Subdomain, regexError } from '../../api/validation/names';
+import { isDNS1123Subdomain, regexError } from '../../apimachinery/validation/names';
 import { AuthenticationEnvironments, compileAuthenticationExpression, selectsClaim } from './expressions';
 import {
   AUDIENCE_MATCH_ANY,

@@ -1,5 +1,5 @@
 import { decodeConfigDocument, isObject } from '../../config/config-document';
-import { strictDecodingError } from '../../api/validation/schema-decoder';
+import { strictDecodingError } from '../../runtime/schema/schema-decoder';
 import { DurationSyntaxError, parseGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZATION_CONFIG_GROUP,

@@ -1,4 +1,4 @@
-import { atomicList, boolean, string, struct, StructSchema } from '../../api/schema/schema';
+import { atomicList, boolean, string, struct, StructSchema } from '../../runtime/schema/schema';
 
 /**
  * The AuthorizationConfiguration file's shape as a structural schema, each struct with the Go

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { isDNS1123Subdomain } from '../../api/validation/names';
+import { isDNS1123Subdomain } from '../../apimachinery/validation/names';
 import { formatGoDuration } from '../../config/go-duration';
 import {
   AUTHORIZER_TYPES,

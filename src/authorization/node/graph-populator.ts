@@ -1,5 +1,5 @@
 import { KubeObject } from '../../apimachinery/types';
-import { record, str } from '../../api/validation/shape';
+import { record, str } from '../../apimachinery/validation/shape';
 import { storageResource } from '../../apimachinery/store-key';
 import { persistentVolumeType } from '../../core/kinds/persistent-volume';
 import { isMirrorPod, podType } from '../../core/kinds/pod';

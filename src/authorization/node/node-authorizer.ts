@@ -3,7 +3,7 @@ import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolutio
 import { StoreFollowingState } from '../decision-consistency';
 import { rulesAllow } from '../rbac/rule-matching';
 import { VertexType } from './graph';
-import { nodeIdentity } from '../../authentication/node-identity';
+import { nodeIdentity } from '../../apimachinery/node-identity';
 import { COORDINATION_GROUP, NODE_RULES, RESOURCE_GROUP, STORAGE_GROUP } from './node-rules';
 
 /** Where the authorizer learns which objects lead to which node. */

@@ -1,4 +1,4 @@
-import { PolicyRule } from '../../rbac/kinds/types';
+import { PolicyRule } from '../../apis/rbac/types';
 
 /**
  * kube's bootstrap NodeRules(): what every node may do where the Node authorizer does not

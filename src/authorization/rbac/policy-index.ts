@@ -4,9 +4,9 @@ import { Clock, systemClock } from '../../apimachinery/clock';
 import { storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
-import { bindingWindow } from '../../rbac/kinds/binding-window';
+import { bindingWindow } from '../../apis/rbac/binding-window';
 import { GrantingBinding } from '../authorizer';
-import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../rbac/kinds/types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding, RoleRef, Subject } from '../../apis/rbac/types';
 import { BindingKind, describeBinding, describeSubject, fileSubject, SubjectKey, subjectKeysOf } from './subjects';
 
 /**

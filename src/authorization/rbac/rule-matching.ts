@@ -1,4 +1,4 @@
-import { PolicyRule } from '../../rbac/kinds/types';
+import { PolicyRule } from '../../apis/rbac/types';
 import { AuthorizationAttributes } from '../authorizer';
 
 /**

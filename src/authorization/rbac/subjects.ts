@@ -1,5 +1,5 @@
 import { UserInfo } from '../../apimachinery/user-info';
-import { GROUP_KIND, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from '../../rbac/kinds/types';
+import { GROUP_KIND, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from '../../apis/rbac/types';
 
 /**
  * How binding subjects are found from a caller: every subject is filed under a key, the

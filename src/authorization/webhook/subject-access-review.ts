@@ -1,6 +1,6 @@
 import { AuthorizationAttributes, SelectorAttribute } from '../authorizer';
-import { FieldRequirement } from '../../api/selectors/field-selector';
-import { LabelRequirement } from '../../api/selectors/label-selector';
+import { FieldRequirement } from '../../apimachinery/selectors/field-selector';
+import { LabelRequirement } from '../../apimachinery/selectors/label-selector';
 import { setOwn } from '../../apimachinery/types';
 
 /** authorization/v1 SelectorRequirement (field selectors use In/NotIn, label selectors also Exists/DoesNotExist). */

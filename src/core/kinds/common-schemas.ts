@@ -1,4 +1,4 @@
-import { labelSelectorSchema } from '../../api/schema/meta';
+import { labelSelectorSchema } from '../../runtime/schema/meta';
 import {
   AnySchema,
   atomicList,
@@ -15,7 +15,7 @@ import {
   string,
   struct,
   StructSchema,
-} from '../../api/schema/schema';
+} from '../../runtime/schema/schema';
 
 /**
  * core/v1 types several kinds share, with the merge markers of kube's Go types

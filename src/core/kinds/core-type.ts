@@ -1,6 +1,7 @@
-import { ALL_STORAGE_VERBS, NameValidator, ResourceStrategy, ResourceType, SelectableField } from '../../api/schema/resource-type';
-import { StructSchema } from '../../api/schema/schema';
-import { TableDefinition } from '../../api/table/table';
+import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType, SelectableField } from '../../runtime/schema/resource-type';
+import { NameValidator } from '../../apimachinery/validation/object-meta';
+import { StructSchema } from '../../runtime/schema/schema';
+import { TableDefinition } from '../../runtime/table/table';
 import { KubeObject } from '../../apimachinery/types';
 
 export interface CoreKindDefinition<T extends KubeObject> {

@@ -2,8 +2,8 @@ import { errors, StatusError } from '../../apimachinery/errors';
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { jsonEqual } from '../../apimachinery/system-metadata';
 import { isPlainObject } from '../../apimachinery/types';
-import { byteLength, DNS1123_SUBDOMAIN_MAX_LENGTH, isDNS1123Label, isDNS1123Subdomain, maxLenError, regexError } from '../../api/validation/names';
-import { str } from '../../api/validation/shape';
+import { byteLength, DNS1123_SUBDOMAIN_MAX_LENGTH, isDNS1123Label, isDNS1123Subdomain, maxLenError, regexError } from '../../apimachinery/validation/names';
+import { str } from '../../apimachinery/validation/shape';
 import { quantityError } from './quantity';
 
 /** Validation helpers the core kinds share (kube's pkg/apis/core/validation). */

@@ -1,4 +1,4 @@
-import { ResourceType } from '../../api/schema/resource-type';
+import { ResourceType } from '../../runtime/schema/resource-type';
 import { configMapType } from './config-map';
 import { nodeType } from './node';
 import { persistentVolumeClaimType } from './persistent-volume-claim';

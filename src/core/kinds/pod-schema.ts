@@ -13,8 +13,8 @@ import {
   string,
   struct,
   StructSchema,
-} from '../../api/schema/schema';
-import { labelSelectorSchema, objectMetaSchema } from '../../api/schema/meta';
+} from '../../runtime/schema/schema';
+import { labelSelectorSchema, objectMetaSchema } from '../../runtime/schema/meta';
 import {
   affinitySchema,
   appArmorProfileSchema,

@@ -1,8 +1,8 @@
-import { ageColumn, nameColumn } from '../../api/table/columns';
-import { humanDuration } from '../../api/table/human-duration';
-import { TableDefinition, TableRowCondition } from '../../api/table/table';
+import { ageColumn, nameColumn } from '../../runtime/table/columns';
+import { humanDuration } from '../../runtime/table/human-duration';
+import { TableDefinition, TableRowCondition } from '../../runtime/table/table';
 import { isPlainObject } from '../../apimachinery/types';
-import { list, record, str } from '../../api/validation/shape';
+import { list, record, str } from '../../apimachinery/validation/shape';
 import type { Pod } from './pod';
 
 /**

@@ -1,8 +1,8 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { ResourceStrategy } from '../../api/schema/resource-type';
+import { ResourceStrategy } from '../../runtime/schema/resource-type';
 import { isPlainObject, KubeObject } from '../../apimachinery/types';
-import { nameIsDNSSubdomain } from '../../api/validation/names';
-import { list, record, str } from '../../api/validation/shape';
+import { nameIsDNSSubdomain } from '../../apimachinery/validation/names';
+import { list, record, str } from '../../apimachinery/validation/shape';
 import { coreType } from './core-type';
 import {
   assertQuantities,

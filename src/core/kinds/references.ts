@@ -1,5 +1,5 @@
 import { isPlainObject, KubeObject } from '../../apimachinery/types';
-import { list, record, str } from '../../api/validation/shape';
+import { list, record, str } from '../../apimachinery/validation/shape';
 
 /**
  * The objects a pod or a persistent volume names, as kube's pkg/api/v1/pod

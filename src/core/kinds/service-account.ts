@@ -1,10 +1,10 @@
-import { ResourceStrategy } from '../../api/schema/resource-type';
-import { objectMetaSchema } from '../../api/schema/meta';
-import { ageColumn, entryCount, nameColumn } from '../../api/table/columns';
-import { TableDefinition } from '../../api/table/table';
-import { atomicList, boolean, field, kindSchema, mapList } from '../../api/schema/schema';
+import { ResourceStrategy } from '../../runtime/schema/resource-type';
+import { objectMetaSchema } from '../../runtime/schema/meta';
+import { ageColumn, entryCount, nameColumn } from '../../runtime/table/columns';
+import { TableDefinition } from '../../runtime/table/table';
+import { atomicList, boolean, field, kindSchema, mapList } from '../../runtime/schema/schema';
 import { KubeObject } from '../../apimachinery/types';
-import { validateServiceAccountName } from '../../api/validation/names';
+import { validateServiceAccountName } from '../../apimachinery/validation/names';
 import { localObjectReferenceSchema, objectReferenceSchema } from './common-schemas';
 import { coreType } from './core-type';
 

@@ -1,5 +1,5 @@
 import { KubeObject } from '../../apimachinery/types';
-import { list, record, str } from '../../api/validation/shape';
+import { list, record, str } from '../../apimachinery/validation/shape';
 
 /** What kube's PersistentVolume and PersistentVolumeClaim printers compute (pkg/apis/core/helper). */
 

@@ -1,7 +1,7 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
 import { isPlainObject } from '../../apimachinery/types';
-import { isDNS1123Subdomain } from '../../api/validation/names';
-import { list, str } from '../../api/validation/shape';
+import { isDNS1123Subdomain } from '../../apimachinery/validation/names';
+import { list, str } from '../../apimachinery/validation/shape';
 import { parseQuantity } from './quantity';
 
 /** Rules PersistentVolume and PersistentVolumeClaim share (kube's pkg/apis/core/validation). */

@@ -1,5 +1,5 @@
-import { labelSelectorSchema, objectMetaSchema } from '../../api/schema/meta';
-import { atomicList, atomicStruct, boolean, field, FieldDeclaration, int64, integer, map, Schema, string, struct, StructSchema } from '../../api/schema/schema';
+import { labelSelectorSchema, objectMetaSchema } from '../../runtime/schema/meta';
+import { atomicList, atomicStruct, boolean, field, FieldDeclaration, int64, integer, map, Schema, string, struct, StructSchema } from '../../runtime/schema/schema';
 import {
   keyToPathSchema,
   localObjectReferenceSchema,

@@ -1,4 +1,4 @@
-import { ClusterRole, PolicyRule } from '../kinds/types';
+import { ClusterRole, PolicyRule } from '../../apis/rbac/types';
 import { clusterRoleSelectorMatcher } from './cluster-role-selector';
 
 const RULE_FIELDS = ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const;

@@ -1,5 +1,5 @@
-import { LabelRequirement, LabelSelector as ParsedLabelSelector } from '../../api/selectors/label-selector';
-import { isConvertibleLabelSelector, LabelSelector, LabelSelectorRequirement } from '../../api/validation/labels';
+import { LabelRequirement, LabelSelector as ParsedLabelSelector } from '../../apimachinery/selectors/label-selector';
+import { isConvertibleLabelSelector, LabelSelector, LabelSelectorRequirement } from '../../apimachinery/validation/labels';
 import { isPlainObject } from '../../apimachinery/types';
 
 /** matchExpressions operators and the parsed-selector operator each stands for. */

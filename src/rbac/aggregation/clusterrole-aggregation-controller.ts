@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { StatusError } from '../../apimachinery/errors';
-import { ResourceRegistry } from '../../api/resources/registry';
+import { ResourceRegistry } from '../../registry/resources/registry';
 import { storageResource } from '../../apimachinery/store-key';
-import { ResourceStorage, Target, WriteOptions } from '../../api/resources/storage';
+import { ResourceStorage, Target, WriteOptions } from '../../registry/rest/storage';
 import { DATABASE } from '../../storage/storage.module';
 import type { Database } from '../../storage/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../../storage/leader-election';
@@ -10,7 +10,7 @@ import { Informer } from '../../storage/informer';
 import { SharedInformerFactory } from '../../storage/shared-informer-factory';
 import { AGGREGATION_CONTROLLER_NAME, controllerUser } from '../../apimachinery/user-info';
 import { clusterRoleType } from '../kinds/kinds';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RBAC_VERSION } from '../kinds/types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RBAC_VERSION } from '../../apis/rbac/types';
 import { aggregateRules, sameRules } from './aggregate-rules';
 
 /** Every aggregate is recomputed this often even without a change (kube's resync). */

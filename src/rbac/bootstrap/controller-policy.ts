@@ -1,5 +1,5 @@
 import { AGGREGATION_CONTROLLER_NAME, CONTROLLER_ROLE_PREFIX, NAMESPACE_CONTROLLER_NAME } from '../../apimachinery/user-info';
-import { ClusterRole, RBAC_GROUP } from '../kinds/types';
+import { ClusterRole, RBAC_GROUP } from '../../apis/rbac/types';
 import { resourceRule } from './policy-rule-builder';
 
 /**

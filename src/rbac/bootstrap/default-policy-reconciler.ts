@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { StatusError } from '../../apimachinery/errors';
-import { ResourceRegistry } from '../../api/resources/registry';
-import { ResourceStorage, Target, WriteOptions } from '../../api/resources/storage';
-import { ResourceType } from '../../api/schema/resource-type';
+import { ResourceRegistry } from '../../registry/resources/registry';
+import { ResourceStorage, Target, WriteOptions } from '../../registry/rest/storage';
+import { ResourceType } from '../../runtime/schema/resource-type';
 import { KubeObject } from '../../apimachinery/types';
 import { SYSTEM_USER } from '../../apimachinery/user-info';
 import { clusterRoleBindingType, clusterRoleType } from '../kinds/kinds';
-import { ClusterRole, ClusterRoleBinding, RBAC_GROUP, RBAC_VERSION } from '../kinds/types';
+import { ClusterRole, ClusterRoleBinding, RBAC_GROUP, RBAC_VERSION } from '../../apis/rbac/types';
 import { defaultClusterRoleBindings, defaultClusterRoles } from './default-policy';
 import { reconcileClusterRole, reconcileClusterRoleBinding, ReconcileOperation } from './reconcile';
 

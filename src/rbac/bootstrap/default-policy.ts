@@ -1,5 +1,5 @@
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, SYSTEM_MASTERS } from '../../apimachinery/user-info';
-import { ClusterRole, ClusterRoleBinding, GROUP_KIND, PolicyRule, RBAC_GROUP, RBAC_VERSION, Subject, USER_KIND } from '../kinds/types';
+import { ClusterRole, ClusterRoleBinding, GROUP_KIND, PolicyRule, RBAC_GROUP, RBAC_VERSION, Subject, USER_KIND } from '../../apis/rbac/types';
 import { controllerRoles } from './controller-policy';
 import { READ, READ_WRITE, resourceRule, urlRule, WRITE } from './policy-rule-builder';
 

@@ -1,4 +1,4 @@
-import { PolicyRule } from '../kinds/types';
+import { PolicyRule } from '../../apis/rbac/types';
 
 /** Verb sets kube's bootstrap policy names. */
 export const READ = ['get', 'list', 'watch'] as const;

@@ -1,5 +1,5 @@
-import { LabelSelector, LabelSelectorRequirement } from '../../api/validation/labels';
-import { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../kinds/types';
+import { LabelSelector, LabelSelectorRequirement } from '../../apimachinery/validation/labels';
+import { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../../apis/rbac/types';
 import { AUTOUPDATE_ANNOTATION } from './default-policy';
 import { covers } from '../kinds/rule-coverage';
 

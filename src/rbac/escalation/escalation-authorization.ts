@@ -3,7 +3,7 @@ import { SYSTEM_MASTERS, UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../authorization/authorizer';
 import { alwaysAllowAuthorizer } from '../../authorization/authorizers';
 import { resourceAttributes } from '../../authorization/request-attributes';
-import { RBAC_GROUP, RoleRef } from '../kinds/types';
+import { RBAC_GROUP, RoleRef } from '../../apis/rbac/types';
 
 /** The resources whose writes can escalate, as the escalate and bind checks name them. */
 export type RoleResource = 'roles' | 'clusterroles';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
-import { AdmissionRequest } from '../../api/resources/admission';
+import { AdmissionRequest } from '../../registry/rest/admission';
 import { KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
@@ -9,7 +9,7 @@ import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
 import { DecisionConsistency } from '../../authorization/decision-consistency';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
 import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../kinds/types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../../apis/rbac/types';
 import { EscalationAuthorizer, escalationAllowed, RoleResource } from './escalation-authorization';
 import { isOnlyMutatingGcFields } from './gc-fields';
 import { confirmNoEscalation, FULL_AUTHORITY } from './no-escalation';

@@ -2,7 +2,7 @@ import { UserInfo } from '../../apimachinery/user-info';
 import { goQuote, goQuoteList } from '../../apimachinery/go-text';
 import { aggregateErrors } from '../../apimachinery/aggregate-errors';
 import { covers } from '../kinds/rule-coverage';
-import { PolicyRule } from '../kinds/types';
+import { PolicyRule } from '../../apis/rbac/types';
 import { describeMissingRules } from './rule-description';
 
 /** The caller's own RBAC rules at one scope, and the errors met resolving them (kube's RulesFor). */

@@ -1,7 +1,7 @@
-import { AdmissionRequest } from '../../api/resources/admission';
-import { DeleteOptions, DeleteResult, Reader, ResourceStorage, Target, WriteOptions, WriteResult } from '../../api/resources/storage';
-import { GetOptions, ListOptions, WatchOptions } from '../../api/request/read-options';
-import { WatchStream } from '../../api/watch/watch-stream';
+import { AdmissionRequest } from '../../registry/rest/admission';
+import { DeleteOptions, DeleteResult, Reader, ResourceStorage, Target, WriteOptions, WriteResult } from '../../registry/rest/storage';
+import { GetOptions, ListOptions, WatchOptions } from '../../registry/options/read-options';
+import { WatchStream } from '../../registry/rest/watch';
 import { KubeList, KubeObject } from '../../apimachinery/types';
 
 /** A check of an object about to be created or updated; throws a StatusError to refuse. */

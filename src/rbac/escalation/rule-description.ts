@@ -1,5 +1,5 @@
 import { goQuoteList } from '../../apimachinery/go-text';
-import { PolicyRule } from '../kinds/types';
+import { PolicyRule } from '../../apis/rbac/types';
 
 /**
  * The readable form of the permissions an escalation refusal lists, as kube writes it:

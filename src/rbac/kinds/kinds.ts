@@ -1,11 +1,11 @@
-import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../../api/schema/resource-type';
-import { validatePathSegmentName } from '../../api/validation/names';
+import { ALL_STORAGE_VERBS, ResourceStrategy, ResourceType } from '../../runtime/schema/resource-type';
+import { validatePathSegmentName } from '../../apimachinery/validation/names';
 import { KubeObject } from '../../apimachinery/types';
-import { StructSchema } from '../../api/schema/schema';
+import { StructSchema } from '../../runtime/schema/schema';
 import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from './schemas';
 import { clusterRoleBindingTable, roleBindingTable } from './table';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies';
-import { ClusterRole, ClusterRoleBinding, RBAC_GROUP, RBAC_VERSION, Role, RoleBinding } from './types';
+import { ClusterRole, ClusterRoleBinding, RBAC_GROUP, RBAC_VERSION, Role, RoleBinding } from '../../apis/rbac/types';
 
 /** The package of the RBAC messages in proto/ (kube's k8s.io.api.rbac.v1). */
 const RBAC_PROTO_PACKAGE = 'platform.io.api.rbac.v1';

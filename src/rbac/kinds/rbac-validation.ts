@@ -1,8 +1,8 @@
 import { FieldError, fieldErrors, FieldPath } from '../../apimachinery/field-errors';
-import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../../api/validation/labels';
-import { validatePathSegmentName, validateServiceAccountName } from '../../api/validation/names';
-import { list, record, str, strList } from '../../api/validation/shape';
-import { validateBindingWindow, validateBindingWindowUpdate } from './binding-window';
+import { isConvertibleLabelSelector, LabelSelector, LabelSelectorValidationOptions, validateLabelSelector } from '../../apimachinery/validation/labels';
+import { validatePathSegmentName, validateServiceAccountName } from '../../apimachinery/validation/names';
+import { list, record, str, strList } from '../../apimachinery/validation/shape';
+import { validateBindingWindow, validateBindingWindowUpdate } from '../../apis/rbac/binding-window';
 import {
   ClusterRole,
   ClusterRoleBinding,
@@ -15,7 +15,7 @@ import {
   SERVICE_ACCOUNT_KIND,
   Subject,
   USER_KIND,
-} from './types';
+} from '../../apis/rbac/types';
 
 /**
  * Validation of the RBAC kinds, as kube's pkg/apis/rbac/validation. ObjectMeta is not

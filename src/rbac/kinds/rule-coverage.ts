@@ -1,4 +1,4 @@
-import { PolicyRule } from './types';
+import { PolicyRule } from '../../apis/rbac/types';
 
 /**
  * Rule coverage as kube's pkg/registry/rbac/validation (`Covers`, `BreakdownRule`,

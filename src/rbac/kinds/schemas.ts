@@ -1,5 +1,5 @@
-import { labelSelectorSchema, objectMetaSchema } from '../../api/schema/meta';
-import { atomicList, atomicStruct, field, kindSchema, string, struct } from '../../api/schema/schema';
+import { labelSelectorSchema, objectMetaSchema } from '../../runtime/schema/meta';
+import { atomicList, atomicStruct, field, kindSchema, string, struct } from '../../runtime/schema/schema';
 
 /**
  * rbac/v1 as kube marks it: rules, subjects and clusterRoleSelectors are atomic lists;

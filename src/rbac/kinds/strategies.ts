@@ -1,4 +1,4 @@
-import { ResourceStrategy } from '../../api/schema/resource-type';
+import { ResourceStrategy } from '../../runtime/schema/resource-type';
 import { isPlainObject, KubeObject } from '../../apimachinery/types';
 import {
   validateClusterRole,
@@ -10,7 +10,7 @@ import {
   validateRoleBindingUpdate,
   validateRoleUpdate,
 } from './rbac-validation';
-import { ClusterRole, ClusterRoleBinding, GROUP_KIND, RBAC_GROUP, Role, RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND } from './types';
+import { ClusterRole, ClusterRoleBinding, GROUP_KIND, RBAC_GROUP, Role, RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND } from '../../apis/rbac/types';
 
 /**
  * Create/update behaviour of the RBAC kinds, as kube's pkg/registry/rbac strategies:

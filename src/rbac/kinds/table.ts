@@ -1,6 +1,6 @@
-import { ageColumn, nameColumn } from '../../api/table/columns';
-import { TableDefinition } from '../../api/table/table';
-import { GROUP_KIND, RoleBinding, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from './types';
+import { ageColumn, nameColumn } from '../../runtime/table/columns';
+import { TableDefinition } from '../../runtime/table/table';
+import { GROUP_KIND, RoleBinding, SERVICE_ACCOUNT_KIND, Subject, USER_KIND } from '../../apis/rbac/types';
 
 /** The subjects of a binding by kind, as kube's rbac.SubjectsStrings lists them. */
 function subjectsByKind(subjects: Subject[] | null | undefined): { users: string[]; groups: string[]; serviceAccounts: string[] } {

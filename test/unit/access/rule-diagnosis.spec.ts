@@ -1,7 +1,7 @@
 import { NearMiss } from '../../../src/access/access-types';
 import { MAX_NEAR_MISSES, missingDimensions, rankNearMisses } from '../../../src/access/rule-diagnosis';
 import { ruleAllows } from '../../../src/authorization/rbac/rule-matching';
-import { PolicyRule } from '../../../src/rbac/kinds/types';
+import { PolicyRule } from '../../../src/apis/rbac/types';
 import { req, url, user } from '../authorization/rbac-fixtures';
 
 /** What a rule lacks, in words, judged with the RBAC authorizer's matchers. */

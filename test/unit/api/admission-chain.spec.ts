@@ -1,4 +1,4 @@
-import { AdmissionChain, AdmissionPlugin, AdmissionRequest } from '../../../src/api/resources/admission';
+import { AdmissionChain, AdmissionPlugin, AdmissionRequest } from '../../../src/registry/rest/admission';
 import { ADMISSION_PLUGINS } from '../../../src/config/flags';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { roleType } from '../../../src/rbac/kinds/kinds';

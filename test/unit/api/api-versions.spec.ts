@@ -1,6 +1,6 @@
-import { deprecatedApiAuditAnnotations } from '../../../src/api/request/request-context';
-import { deprecationWarning, lifecycleOf, servedByDefault, servedWith } from '../../../src/api/resources/api-versions';
-import { ResourceRegistry } from '../../../src/api/resources/registry';
+import { deprecatedApiAuditAnnotations } from '../../../src/endpoints/request/request-context';
+import { deprecationWarning, lifecycleOf, servedByDefault, servedWith } from '../../../src/registry/resources/api-versions';
+import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { defaultOptions } from '../../../src/config/options';
 import { parseRuntimeConfig } from '../../../src/config/runtime-config';
 import { roleType } from '../../../src/rbac/kinds/kinds';

@@ -1,4 +1,4 @@
-import { decodeObjectBody } from '../../../src/api/codec/codecs';
+import { decodeObjectBody } from '../../../src/runtime/serializer/codecs';
 import { errors } from '../../../src/apimachinery/errors';
 import { fieldErrors } from '../../../src/apimachinery/field-errors';
 

@@ -1,4 +1,4 @@
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
 
 describe('continue tokens', () => {
   const tokens = new ContinueTokens(Buffer.from('0123456789abcdef0123456789abcdef'));

@@ -1,8 +1,8 @@
-import { AdmissionChain } from '../../../src/api/resources/admission';
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
-import { GenericStorage } from '../../../src/api/resources/generic-storage';
-import { Target } from '../../../src/api/resources/storage';
-import { parseListOptions } from '../../../src/api/request/read-options';
+import { AdmissionChain } from '../../../src/registry/rest/admission';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
+import { GenericStorage } from '../../../src/registry/generic/generic-storage';
+import { Target } from '../../../src/registry/rest/storage';
+import { parseListOptions } from '../../../src/registry/options/read-options';
 import { ChangeFeed } from '../../../src/storage/change-feed';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { roleType } from '../../../src/rbac/kinds/kinds';

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { NextFunction, Response } from 'express';
-import { InflightLimiter, MaxInflightMiddleware } from '../../../src/api/max-inflight.middleware';
-import { isHealthProbe, isLongRunning } from '../../../src/api/request/long-running';
-import { ApiRequest } from '../../../src/api/request/request-context';
-import { resolveRequestInfo } from '../../../src/api/request/request-info';
-import { ResourceRegistry } from '../../../src/api/resources/registry';
+import { InflightLimiter, MaxInflightMiddleware } from '../../../src/endpoints/filters/max-inflight.middleware';
+import { isHealthProbe, isLongRunning } from '../../../src/endpoints/request/long-running';
+import { ApiRequest } from '../../../src/endpoints/request/request-context';
+import { resolveRequestInfo } from '../../../src/endpoints/request/request-info';
+import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { StatusError } from '../../../src/apimachinery/errors';
 import { defaultOptions } from '../../../src/config/options';
 import { metricsRegistry } from '../../../src/metrics/registry';

@@ -7,7 +7,7 @@ import {
   ParameterSchema,
   PATCH_OPTIONS,
   UPDATE_OPTIONS,
-} from '../../../src/api/request/query-parameters';
+} from '../../../src/registry/options/query-parameters';
 import { statusOf } from '../../support/status-of';
 
 /**

@@ -1,4 +1,4 @@
-import { everything, parseGetOptions, parseListOptions, parseWatchOptions, Query } from '../../../src/api/request/read-options';
+import { everything, parseGetOptions, parseListOptions, parseWatchOptions, Query } from '../../../src/registry/options/read-options';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { secretType } from '../../../src/core/kinds/secret';
 import { roleType } from '../../../src/rbac/kinds/kinds';

@@ -1,4 +1,4 @@
-import { canonicalBodyType } from '../../../src/api/request-body.middleware';
+import { canonicalBodyType } from '../../../src/endpoints/filters/request-body.middleware';
 
 describe('request body media types', () => {
   it("reads Kubernetes' protobuf media type as ours (kubectl's typed clients send it)", () => {

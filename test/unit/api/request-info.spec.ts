@@ -1,4 +1,4 @@
-import { nameFromFieldSelector, resolveRequestInfo } from '../../../src/api/request/request-info';
+import { nameFromFieldSelector, resolveRequestInfo } from '../../../src/endpoints/request/request-info';
 
 describe('resolveRequestInfo', () => {
   const cases: Array<[string, string, Record<string, string | string[]>, Partial<ReturnType<typeof resolveRequestInfo>>]> = [

@@ -1,5 +1,5 @@
-import { resolveRequestInfo } from '../../../src/api/request/request-info';
-import { requestKindOf, requestMetricLabels } from '../../../src/api/request/request-metric-labels';
+import { resolveRequestInfo } from '../../../src/endpoints/request/request-info';
+import { requestKindOf, requestMetricLabels } from '../../../src/endpoints/request/request-metric-labels';
 
 const labels = (method: string, url: string, extra: { served?: boolean; code?: number; contentType?: string } = {}) => {
   const [path, search = ''] = url.split('?');

@@ -1,5 +1,5 @@
 import { statusOf } from '../../support/status-of';
-import { OptionsSource, parseRequestWriteOptions } from '../../../src/api/request/request-options';
+import { OptionsSource, parseRequestWriteOptions } from '../../../src/registry/options/request-options';
 
 const parse = (src: Partial<OptionsSource>) => parseRequestWriteOptions({ method: 'POST', query: {}, headers: {}, ...src });
 

@@ -2,11 +2,11 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { RequestInfoMiddleware } from '../../../src/api/request-info.middleware';
-import { RequestTimeoutMiddleware, requestTimeoutMs } from '../../../src/api/request-timeout.middleware';
-import { ApiRequest } from '../../../src/api/request/request-context';
-import { requestDeadlineOf } from '../../../src/api/request/request-deadline';
-import { ResourceRegistry } from '../../../src/api/resources/registry';
+import { RequestInfoMiddleware } from '../../../src/endpoints/filters/request-info.middleware';
+import { RequestTimeoutMiddleware, requestTimeoutMs } from '../../../src/endpoints/filters/request-timeout.middleware';
+import { ApiRequest } from '../../../src/endpoints/request/request-context';
+import { requestDeadlineOf } from '../../../src/registry/rest/request-deadline';
+import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { StatusError } from '../../../src/apimachinery/errors';
 import { defaultOptions } from '../../../src/config/options';
 

@@ -1,4 +1,4 @@
-import { getSemantics, listSemantics, watchSemantics } from '../../../src/api/request/resource-version';
+import { getSemantics, listSemantics, watchSemantics } from '../../../src/registry/options/resource-version';
 import { StatusError } from '../../../src/apimachinery/errors';
 
 function code(fn: () => unknown): number {

@@ -1,5 +1,5 @@
-import { parseFieldSelector } from '../../../src/api/selectors/field-selector';
-import { parseLabelSelector, SelectorParseError } from '../../../src/api/selectors/label-selector';
+import { parseFieldSelector } from '../../../src/apimachinery/selectors/field-selector';
+import { parseLabelSelector, SelectorParseError } from '../../../src/apimachinery/selectors/label-selector';
 
 describe('label selector grammar', () => {
   it.each([

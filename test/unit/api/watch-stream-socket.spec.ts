@@ -1,8 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
-import { WatchEventType, WatchStream } from '../../../src/api/watch/watch-stream';
-import { httpChunk, httpChunkPayloadLength } from '../../../src/api/watch/http-chunks';
+import { HttpWatchStream as WatchStream } from '../../../src/endpoints/watch/watch-stream';
+import { WatchEventType } from '../../../src/registry/rest/watch';
+import { httpChunk, httpChunkPayloadLength } from '../../../src/endpoints/watch/http-chunks';
 import { Change } from '../../../src/storage/object-store';
 
 /** Watch streams on real connections: the events go to the socket as HTTP chunks of the stream's own making. */

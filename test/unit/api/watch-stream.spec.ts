@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { MAX_UNREAD_BYTES, WatchEventType, WatchStream } from '../../../src/api/watch/watch-stream';
+import { HttpWatchStream as WatchStream, MAX_UNREAD_BYTES } from '../../../src/endpoints/watch/watch-stream';
+import { WatchEventType } from '../../../src/registry/rest/watch';
 import { Change } from '../../../src/storage/object-store';
 
 /** A response whose client never reads: everything written stays buffered. */

@@ -1,4 +1,4 @@
-import { watchTimeoutSeconds } from '../../../src/api/watch/watch-timeout';
+import { watchTimeoutSeconds } from '../../../src/endpoints/watch/watch-timeout';
 
 describe('how long a watch runs (kube --min-request-timeout)', () => {
   it("is the client's timeoutSeconds when it gave one", () => {

@@ -1,8 +1,8 @@
 import { createPermissionCheck } from '../../../src/authorization/create-authorization';
-import { AdmissionChain } from '../../../src/api/resources/admission';
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
-import { GenericStorage } from '../../../src/api/resources/generic-storage';
-import { Target, WriteOptions } from '../../../src/api/resources/storage';
+import { AdmissionChain } from '../../../src/registry/rest/admission';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
+import { GenericStorage } from '../../../src/registry/generic/generic-storage';
+import { Target, WriteOptions } from '../../../src/registry/rest/storage';
 import { ChangeFeed } from '../../../src/storage/change-feed';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { objectKey } from '../../../src/apimachinery/store-key';

@@ -1,10 +1,10 @@
-import { ApplyConflicts } from '../../../src/api/apply/conflicts';
-import { FieldManager, keepTimestampsOfNoopWrite } from '../../../src/api/apply/field-manager';
-import { objectMetaSchema } from '../../../src/api/schema/meta';
-import { atomicList, atomicStruct, integer, kindSchema, map, mapList, setList, string, struct } from '../../../src/api/schema/schema';
+import { ApplyConflicts } from '../../../src/runtime/apply/conflicts';
+import { FieldManager, keepTimestampsOfNoopWrite } from '../../../src/runtime/apply/field-manager';
+import { objectMetaSchema } from '../../../src/runtime/schema/meta';
+import { atomicList, atomicStruct, integer, kindSchema, map, mapList, setList, string, struct } from '../../../src/runtime/schema/schema';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { roleSchema } from '../../../src/rbac/kinds/schemas';
-import { managerOrUserAgent, prefixFromUserAgent } from '../../../src/api/apply/manager-name';
+import { managerOrUserAgent, prefixFromUserAgent } from '../../../src/runtime/apply/manager-name';
 
 /**
  * Sequences of applies and updates with the fieldsV1 each manager ends up with and the

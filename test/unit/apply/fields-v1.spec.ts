@@ -1,5 +1,5 @@
-import { FieldSet } from '../../../src/api/apply/field-set';
-import { FieldsV1Error, fromFieldsV1, toFieldsV1 } from '../../../src/api/apply/fields-v1';
+import { FieldSet } from '../../../src/runtime/apply/field-set';
+import { FieldsV1Error, fromFieldsV1, toFieldsV1 } from '../../../src/runtime/apply/fields-v1';
 import {
   describePath,
   field,
@@ -9,7 +9,7 @@ import {
   PathElementSyntaxError,
   serializePathElement,
   valueItem,
-} from '../../../src/api/apply/path-element';
+} from '../../../src/runtime/apply/path-element';
 
 const f = field;
 

@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordResponseError } from '../../../src/api/request/audit-context';
-import { resolveRequestInfo } from '../../../src/api/request/request-info';
+import { recordResponseError } from '../../../src/audit/audit-context';
+import { resolveRequestInfo } from '../../../src/endpoints/request/request-info';
 import { errors } from '../../../src/apimachinery/errors';
 import { AuditSettings } from '../../../src/audit/audit-settings';
 import { parseAuditPolicy } from '../../../src/audit/policy';
-import { RequestAuditor } from '../../../src/audit/request-auditor';
+import { RequestAuditor } from '../../../src/endpoints/filters/request-auditor';
 
 /** The auditor's stages on a hand-made request and response, writing to a log file. */
 describe('the request auditor', () => {

@@ -1,4 +1,4 @@
-import { authenticationTrustData } from '../../../src/authentication-trust/authentication-trust';
+import { authenticationTrustData } from '../../../src/authentication/authentication-trust';
 import { createCertificateAuthority } from '../../../src/server/certificates';
 
 describe('extension-apiserver-authentication data', () => {

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { StatusError } from '../../../src/apimachinery/errors';
 import { UserInfo } from '../../../src/apimachinery/user-info';
 import { Authenticator } from '../../../src/authentication/authenticator';
-import { AuthenticationStrategy, bearerToken } from '../../../src/authentication/strategies';
+import { AuthenticationStrategy } from '../../../src/authentication/strategy/authentication-strategy';
+import { bearerToken } from '../../../src/authentication/strategy/bearer-token';
 
 /** A token method that answers later, in the order the test releases the requests. */
 class DeferredTokenStrategy extends AuthenticationStrategy {

@@ -7,7 +7,7 @@ import {
   tokenOfAuthorizationHeader,
   tokenOfWebSocketProtocols,
   trimGoSpace,
-} from '../../../src/authentication/bearer-token';
+} from '../../../src/authentication/strategy/bearer-token';
 
 /** A header value as Node hands it over: each byte of the raw value one char. */
 const raw = (utf8: string) => Buffer.from(utf8, 'utf8').toString('latin1');

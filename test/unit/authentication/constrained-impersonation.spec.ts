@@ -12,11 +12,11 @@ import {
   parseImpersonationVerb,
   WantedUser,
   wantedUserFromHeaders,
-} from '../../../src/authentication/constrained-impersonation';
-import { ImpersonationRequestError } from '../../../src/authentication/impersonation';
+} from '../../../src/authentication/impersonation/constrained-impersonation';
+import { ImpersonationRequestError } from '../../../src/authentication/impersonation/impersonation';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { resourceAttributes } from '../../../src/authorization/request-attributes';
-import { NODE_NAME_EXTRA as TOKEN_NODE_NAME_EXTRA } from '../../../src/serviceaccount/token-claims';
+import { NODE_NAME_EXTRA as TOKEN_NODE_NAME_EXTRA } from '../../../src/authentication/serviceaccount/token-claims';
 
 const AUTHN = 'authentication.platform.io';
 

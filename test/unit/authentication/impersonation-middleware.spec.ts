@@ -1,7 +1,7 @@
 import { StatusError } from '../../../src/apimachinery/errors';
-import { auditRecordOf, openAuditRecord } from '../../../src/api/request/audit-context';
-import { ApiRequest } from '../../../src/api/request/request-context';
-import { ImpersonationMiddleware } from '../../../src/authentication/impersonation.middleware';
+import { auditRecordOf, openAuditRecord } from '../../../src/audit/audit-context';
+import { ApiRequest } from '../../../src/endpoints/request/request-context';
+import { ImpersonationMiddleware } from '../../../src/endpoints/filters/impersonation.middleware';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
 import { FeatureGates } from '../../../src/config/feature-gates';

@@ -3,7 +3,7 @@ import {
   impersonationFromHeaders,
   isImpersonationHeader,
   splitServiceAccountUsername,
-} from '../../../src/authentication/impersonation';
+} from '../../../src/authentication/impersonation/impersonation';
 
 const alice = { username: 'alice', groups: ['system:authenticated'] };
 type Headers = Array<[string, string]>;

@@ -4,7 +4,7 @@ import { JwtAuthenticator, TokenRejected } from '../../../src/authentication/jwt
 import { JWTAuthenticator } from '../../../src/authentication/jwt/types';
 import { validateJWTAuthenticator } from '../../../src/authentication/jwt/validation';
 import { FieldPath } from '../../../src/apimachinery/field-errors';
-import { Jose, loadJose } from '../../../src/serviceaccount/jose';
+import { Jose, loadJose } from '../../../src/authentication/serviceaccount/jose';
 
 const ISSUER = 'https://issuer.example';
 

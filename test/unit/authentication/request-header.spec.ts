@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { Authenticator } from '../../../src/authentication/authenticator';
 import { FlagError, parseServerFlags } from '../../../src/config/flags';
-import { removeIdentityHeaders, STANDARD_REQUEST_HEADERS, userFromHeaders } from '../../../src/authentication/request-header';
+import { removeIdentityHeaders, STANDARD_REQUEST_HEADERS, userFromHeaders } from '../../../src/authentication/request-header/request-header';
 
 const names = { usernameHeaders: ['X-Remote-User', 'X-Other-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] };
 

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { issueClientCertificate, createCertificateAuthority } from '../../../src/server/certificates';
-import { keyId, parseSigningKey, parseVerificationKeys } from '../../../src/serviceaccount/keys';
+import { keyId, parseSigningKey, parseVerificationKeys } from '../../../src/authentication/serviceaccount/keys';
 import { validateBootstrapTokenSecret } from '../../../src/core/kinds/bootstrap-token';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -1,4 +1,4 @@
-import { parseTokenFile, TokenFileError } from '../../../src/authentication/token-file';
+import { parseTokenFile, TokenFileError } from '../../../src/authentication/token-file/token-file';
 
 describe('static token file', () => {
   it('reads token, user, uid and quoted groups like kube', () => {

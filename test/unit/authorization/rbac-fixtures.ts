@@ -9,7 +9,7 @@ import {
   ROLES_RESOURCE,
 } from '../../../src/authorization/rbac/policy-index';
 import { nonResourceAttributes, resourceAttributes } from '../../../src/authorization/request-attributes';
-import { PolicyRule, Subject } from '../../../src/rbac/kinds/types';
+import { PolicyRule, Subject } from '../../../src/apis/rbac/types';
 
 /** Objects and attributes for RBAC unit tests, written the way API clients write them. */
 

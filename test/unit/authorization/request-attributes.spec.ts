@@ -1,6 +1,6 @@
-import { resolveRequestInfo } from '../../../src/api/request/request-info';
+import { resolveRequestInfo } from '../../../src/endpoints/request/request-info';
+import { attributesOf } from '../../../src/endpoints/filters/request-attributes';
 import {
-  attributesOf,
   fieldSelectorAttribute,
   labelSelectorAttribute,
   nonResourceAttributes,

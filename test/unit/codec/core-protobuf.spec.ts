@@ -1,7 +1,7 @@
 import * as protobuf from 'protobufjs';
-import { decodeObjectBody } from '../../../src/api/codec/codecs';
-import { protobufCodec } from '../../../src/api/codec/protobuf/protobuf-codec';
-import { Schema } from '../../../src/api/schema/schema';
+import { decodeObjectBody } from '../../../src/runtime/serializer/codecs';
+import { protobufCodec } from '../../../src/runtime/serializer/protobuf/protobuf-codec';
+import { Schema } from '../../../src/runtime/schema/schema';
 import { CORE_KINDS } from '../../../src/core/kinds';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { secretType } from '../../../src/core/kinds/secret';

@@ -1,10 +1,10 @@
-import { parseAccept } from '../../../src/api/codec/media-type';
+import { parseAccept } from '../../../src/runtime/serializer/media-type';
 import {
   negotiateErrorSerializer,
   negotiateResponse,
   prettyRequested,
   RenderCapabilities,
-} from '../../../src/api/codec/negotiation';
+} from '../../../src/runtime/serializer/negotiation';
 
 const FULL: RenderCapabilities = { protobuf: true, table: true };
 const JSON_ONLY: RenderCapabilities = { protobuf: false, table: true };

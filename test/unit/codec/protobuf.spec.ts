@@ -1,7 +1,7 @@
 import * as protobuf from 'protobufjs';
-import { decodeObjectBody } from '../../../src/api/codec/codecs';
-import { lengthDelimited, PROTOBUF_PREFIX } from '../../../src/api/codec/protobuf/envelope';
-import { ProtobufCodec, protobufCodec } from '../../../src/api/codec/protobuf/protobuf-codec';
+import { decodeObjectBody } from '../../../src/runtime/serializer/codecs';
+import { lengthDelimited, PROTOBUF_PREFIX } from '../../../src/runtime/serializer/protobuf/envelope';
+import { ProtobufCodec, protobufCodec } from '../../../src/runtime/serializer/protobuf/protobuf-codec';
 import { roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 import { namespaceType } from '../../../src/core/namespace';
 

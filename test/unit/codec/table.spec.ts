@@ -1,6 +1,6 @@
-import { transformBody } from '../../../src/api/codec/transform';
-import { ageOf, humanDuration } from '../../../src/api/table/human-duration';
-import { parseIncludeObject } from '../../../src/api/table/table';
+import { transformBody } from '../../../src/runtime/serializer/transform';
+import { ageOf, humanDuration } from '../../../src/runtime/table/human-duration';
+import { parseIncludeObject } from '../../../src/runtime/table/table';
 import { namespaceType } from '../../../src/core/namespace';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType } from '../../../src/rbac/kinds/kinds';
 

@@ -1,7 +1,7 @@
-import { contentEncode, GZIP_THRESHOLD_BYTES, gzipAccepted } from '../../../src/api/codec/compression';
-import { negotiateResponse } from '../../../src/api/codec/negotiation';
-import { protobufCodec } from '../../../src/api/codec/protobuf/protobuf-codec';
-import { watchEventEncoder } from '../../../src/api/watch/watch-encoder';
+import { contentEncode, GZIP_THRESHOLD_BYTES, gzipAccepted } from '../../../src/runtime/serializer/compression';
+import { negotiateResponse } from '../../../src/runtime/serializer/negotiation';
+import { protobufCodec } from '../../../src/runtime/serializer/protobuf/protobuf-codec';
+import { watchEventEncoder } from '../../../src/endpoints/watch/watch-encoder';
 import { gunzipSync } from 'node:zlib';
 import { roleBindingType } from '../../../src/rbac/kinds/kinds';
 

@@ -1,5 +1,5 @@
-import { transformBody } from '../../../src/api/codec/transform';
-import { ResourceType } from '../../../src/api/schema/resource-type';
+import { transformBody } from '../../../src/runtime/serializer/transform';
+import { ResourceType } from '../../../src/runtime/schema/resource-type';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { nodeType } from '../../../src/core/kinds/node';
 import { persistentVolumeClaimType } from '../../../src/core/kinds/persistent-volume-claim';

@@ -1,9 +1,9 @@
-import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/admission';
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
-import { GenericStorage, GenericStorageDeps } from '../../../src/api/resources/generic-storage';
-import { ResourceRegistry } from '../../../src/api/resources/registry';
-import { Target } from '../../../src/api/resources/storage';
-import { ResourceType } from '../../../src/api/schema/resource-type';
+import { AdmissionChain, AdmissionRequest } from '../../../src/registry/rest/admission';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
+import { GenericStorage, GenericStorageDeps } from '../../../src/registry/generic/generic-storage';
+import { ResourceRegistry } from '../../../src/registry/resources/registry';
+import { Target } from '../../../src/registry/rest/storage';
+import { ResourceType } from '../../../src/runtime/schema/resource-type';
 import { storageResource } from '../../../src/apimachinery/store-key';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { configMapType } from '../../../src/core/kinds/config-map';

@@ -1,8 +1,8 @@
 import { statusOf } from '../../support/status-of';
 import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
-import { ResourceType, StrategyContext } from '../../../src/api/schema/resource-type';
+import { ResourceType, StrategyContext } from '../../../src/runtime/schema/resource-type';
 import { KubeObject } from '../../../src/apimachinery/types';
-import { validateObjectMeta } from '../../../src/api/validation/object-meta';
+import { validateObjectMeta } from '../../../src/apimachinery/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { base64ErrorOffset } from '../../../src/core/kinds/base64';
 import { configMapType } from '../../../src/core/kinds/config-map';

@@ -2,7 +2,7 @@ import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
 import { NodeGraph } from '../../../src/authorization/node/graph';
 import { applyPersistentVolume, applyPod } from '../../../src/authorization/node/graph-populator';
 import { NodeAuthorizer } from '../../../src/authorization/node/node-authorizer';
-import { FieldRequirement } from '../../../src/api/selectors/field-selector';
+import { FieldRequirement } from '../../../src/apimachinery/selectors/field-selector';
 import { UserInfo } from '../../../src/apimachinery/user-info';
 import { claimVolume, pod, pv, secretVolume } from './fixtures';
 

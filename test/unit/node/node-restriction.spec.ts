@@ -1,6 +1,6 @@
 import { StatusError } from '../../../src/apimachinery/errors';
-import { AdmissionOperation } from '../../../src/api/resources/admission';
-import { ResourceType } from '../../../src/api/schema/resource-type';
+import { AdmissionOperation } from '../../../src/registry/rest/admission';
+import { ResourceType } from '../../../src/runtime/schema/resource-type';
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { UserInfo } from '../../../src/apimachinery/user-info';

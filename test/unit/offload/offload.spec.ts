@@ -1,9 +1,9 @@
 import { StatusError } from '../../../src/apimachinery/errors';
-import { decodeApplyConfiguration } from '../../../src/api/apply/apply-request';
-import { decodeObjectRequest } from '../../../src/api/codec/object-decoder';
-import { serializeForResponse } from '../../../src/api/codec/serializers';
-import { renderResponseOffLoop, decodeApplyConfigurationOffLoop, decodeObjectRequestOffLoop, OffLoopPatch, OFF_LOOP_BYTES, stringifyInSlices } from '../../../src/api/offload/offload';
-import { applyPatch, parsePatch } from '../../../src/api/patch/patcher';
+import { decodeApplyConfiguration } from '../../../src/runtime/apply/apply-request';
+import { decodeObjectRequest } from '../../../src/runtime/serializer/object-decoder';
+import { serializeForResponse } from '../../../src/runtime/serializer/serializers';
+import { renderResponseOffLoop, decodeApplyConfigurationOffLoop, decodeObjectRequestOffLoop, OffLoopPatch, OFF_LOOP_BYTES, stringifyInSlices } from '../../../src/runtime/offload/offload';
+import { applyPatch, parsePatch } from '../../../src/runtime/patch/patcher';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 import { bigRole } from '../../../bench/heavy-inputs';

@@ -1,9 +1,9 @@
 import { statusOf } from '../../support/status-of';
-import { applyJsonPatch, JsonPatchApplyError, JsonPatchDepthError, MAX_COPY_BYTES } from '../../../src/api/patch/json-patch';
-import { mergePatch } from '../../../src/api/patch/merge-patch';
-import { applyPatch, parsePatch, ParsedPatch } from '../../../src/api/patch/patcher';
-import { strategicMergePatch } from '../../../src/api/patch/strategic-merge-patch';
-import { MAX_NESTING_DEPTH } from '../../../src/api/validation/nesting';
+import { applyJsonPatch, JsonPatchApplyError, JsonPatchDepthError, MAX_COPY_BYTES } from '../../../src/runtime/patch/json-patch';
+import { mergePatch } from '../../../src/runtime/patch/merge-patch';
+import { applyPatch, parsePatch, ParsedPatch } from '../../../src/runtime/patch/patcher';
+import { strategicMergePatch } from '../../../src/runtime/patch/strategic-merge-patch';
+import { MAX_NESTING_DEPTH } from '../../../src/runtime/document/nesting';
 import { configMapType } from '../../../src/core/kinds/config-map';
 
 const configMap = () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default', generation: 1 }, data: { k: 'v' } });

@@ -1,5 +1,5 @@
-import { applyJsonPatch, JsonPatchApplyError } from '../../../src/api/patch/json-patch';
-import { mergePatch } from '../../../src/api/patch/merge-patch';
+import { applyJsonPatch, JsonPatchApplyError } from '../../../src/runtime/patch/json-patch';
+import { mergePatch } from '../../../src/runtime/patch/merge-patch';
 
 function failure(doc: Record<string, unknown>, ops: Record<string, unknown>[]): string {
   try {

@@ -1,5 +1,5 @@
 import { PATCH_NOT_APPLICABLE, statusOf } from '../../support/status-of';
-import { applyPatch, parsePatch, ParsedPatch } from '../../../src/api/patch/patcher';
+import { applyPatch, parsePatch, ParsedPatch } from '../../../src/runtime/patch/patcher';
 import { roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 
 const role = {

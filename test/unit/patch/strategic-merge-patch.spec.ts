@@ -1,6 +1,6 @@
-import { objectMetaSchema } from '../../../src/api/schema/meta';
-import { atomicList, integer, map, mapList, setList, string, struct } from '../../../src/api/schema/schema';
-import { strategicMergePatch, StrategicMergePatchError } from '../../../src/api/patch/strategic-merge-patch';
+import { objectMetaSchema } from '../../../src/runtime/schema/meta';
+import { atomicList, integer, map, mapList, setList, string, struct } from '../../../src/runtime/schema/schema';
+import { strategicMergePatch, StrategicMergePatchError } from '../../../src/runtime/patch/strategic-merge-patch';
 
 /**
  * Strategic merge patch against a schema with every kind of marker, one case per rule of

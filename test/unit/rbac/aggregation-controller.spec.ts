@@ -1,9 +1,9 @@
 import { errors } from '../../../src/apimachinery/errors';
-import { ResourceRegistry } from '../../../src/api/resources/registry';
-import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/admission';
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
-import { GenericStorage } from '../../../src/api/resources/generic-storage';
-import { Target } from '../../../src/api/resources/storage';
+import { ResourceRegistry } from '../../../src/registry/resources/registry';
+import { AdmissionChain, AdmissionRequest } from '../../../src/registry/rest/admission';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
+import { GenericStorage } from '../../../src/registry/generic/generic-storage';
+import { Target } from '../../../src/registry/rest/storage';
 import { ChangeFeedService } from '../../../src/storage/change-feed.service';
 import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';

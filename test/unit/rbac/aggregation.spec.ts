@@ -1,6 +1,6 @@
 import { aggregateRules, sameRule, sameRules } from '../../../src/rbac/aggregation/aggregate-rules';
 import { clusterRoleSelectorMatcher } from '../../../src/rbac/aggregation/cluster-role-selector';
-import { ClusterRole, PolicyRule } from '../../../src/rbac/kinds/types';
+import { ClusterRole, PolicyRule } from '../../../src/apis/rbac/types';
 
 const role = (name: string, labels: Record<string, string>, rules: PolicyRule[] = []): ClusterRole => ({
   metadata: { name, labels },

@@ -2,10 +2,10 @@ import { controllerEnabled } from '../../../src/config/controllers';
 import { FlagError, parseServerFlags } from '../../../src/config/flags';
 import { Clock } from '../../../src/apimachinery/clock';
 import { KubeObject } from '../../../src/apimachinery/types';
-import { ResourceType } from '../../../src/api/schema/resource-type';
+import { ResourceType } from '../../../src/runtime/schema/resource-type';
 import { BindingExpiryController } from '../../../src/controllers/binding-expiry';
 import { ControllerContext } from '../../../src/controllers/controller-context';
-import { VALID_UNTIL_ANNOTATION } from '../../../src/rbac/kinds/binding-window';
+import { VALID_UNTIL_ANNOTATION } from '../../../src/apis/rbac/binding-window';
 import { clusterRoleBinding, roleBinding, U } from '../authorization/rbac-fixtures';
 
 /** The binding-expiry controller: what it deletes, and when it asks to run again. */

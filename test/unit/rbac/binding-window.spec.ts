@@ -11,9 +11,9 @@ import {
   VALID_UNTIL_ANNOTATION,
   validateBindingWindow,
   windowState,
-} from '../../../src/rbac/kinds/binding-window';
+} from '../../../src/apis/rbac/binding-window';
 import { validateClusterRoleBinding, validateRoleBinding, validateRoleBindingUpdate } from '../../../src/rbac/kinds/rbac-validation';
-import { RoleBinding } from '../../../src/rbac/kinds/types';
+import { RoleBinding } from '../../../src/apis/rbac/types';
 import { clusterRole, clusterRoleBinding, indexOf, req, roleBinding, U, user } from '../authorization/rbac-fixtures';
 
 /** Time-bound bindings: the window annotations, their validation, and decisions against an injected clock. */

@@ -9,7 +9,7 @@ import { reconcileClusterRole, reconcileClusterRoleBinding } from '../../../src/
 import { breakdownRule, covers, ruleCovers } from '../../../src/rbac/kinds/rule-coverage';
 import { validateClusterRole, validateClusterRoleBinding } from '../../../src/rbac/kinds/rbac-validation';
 import { setBindingDefaults } from '../../../src/rbac/kinds/strategies';
-import { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../../src/rbac/kinds/types';
+import { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../../src/apis/rbac/types';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
   resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };

@@ -1,5 +1,5 @@
 import { covers } from '../../../src/rbac/kinds/rule-coverage';
-import { PolicyRule } from '../../../src/rbac/kinds/types';
+import { PolicyRule } from '../../../src/apis/rbac/types';
 
 /**
  * The rule-coverage algorithm escalation prevention decides with: do a caller's rules

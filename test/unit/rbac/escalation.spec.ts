@@ -1,6 +1,6 @@
 import { StatusError } from '../../../src/apimachinery/errors';
-import { AdmissionOperation, AdmissionRequest } from '../../../src/api/resources/admission';
-import { Target } from '../../../src/api/resources/storage';
+import { AdmissionOperation, AdmissionRequest } from '../../../src/registry/rest/admission';
+import { Target } from '../../../src/registry/rest/storage';
 import { KubeObject } from '../../../src/apimachinery/types';
 import { UserInfo } from '../../../src/apimachinery/user-info';
 import { Authorizer, AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
@@ -22,7 +22,7 @@ import { EscalationAuthorizer } from '../../../src/rbac/escalation/escalation-au
 import { isOnlyMutatingGcFields } from '../../../src/rbac/escalation/gc-fields';
 import { confirmNoEscalation } from '../../../src/rbac/escalation/no-escalation';
 import { compactRules, compactRuleString, describeMissingRules } from '../../../src/rbac/escalation/rule-description';
-import { PolicyRule } from '../../../src/rbac/kinds/types';
+import { PolicyRule } from '../../../src/apis/rbac/types';
 import { ObjectStore } from '../../../src/storage/object-store';
 import { clusterRole, clusterRoleBinding, G, indexOf, Objects, RBAC, role, roleBinding, U, user } from '../authorization/rbac-fixtures';
 

@@ -1,11 +1,11 @@
 import { FieldError, fieldErrorBody } from '../../../src/apimachinery/field-errors';
-import { ResourceType, StrategyContext } from '../../../src/api/schema/resource-type';
+import { ResourceType, StrategyContext } from '../../../src/runtime/schema/resource-type';
 import { KubeObject } from '../../../src/apimachinery/types';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/api/validation/object-meta';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/apimachinery/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from '../../../src/rbac/kinds/kinds';
 import { setBindingDefaults } from '../../../src/rbac/kinds/strategies';
-import { RBAC_GROUP } from '../../../src/rbac/kinds/types';
+import { RBAC_GROUP } from '../../../src/apis/rbac/types';
 
 const ctx: StrategyContext = { user: SYSTEM_USER, namespace: 'default', dryRun: false };
 const ref = (kind: string, name = 'r') => ({ apiGroup: RBAC_GROUP, kind, name });

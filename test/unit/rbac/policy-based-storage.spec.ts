@@ -1,8 +1,8 @@
-import { AdmissionChain, AdmissionRequest } from '../../../src/api/resources/admission';
-import { ContinueTokens } from '../../../src/api/resources/continue-token';
-import { GenericStorage } from '../../../src/api/resources/generic-storage';
-import { Target, WriteOptions } from '../../../src/api/resources/storage';
-import { everything, parseGetOptions } from '../../../src/api/request/read-options';
+import { AdmissionChain, AdmissionRequest } from '../../../src/registry/rest/admission';
+import { ContinueTokens } from '../../../src/registry/generic/continue-token';
+import { GenericStorage } from '../../../src/registry/generic/generic-storage';
+import { Target, WriteOptions } from '../../../src/registry/rest/storage';
+import { everything, parseGetOptions } from '../../../src/registry/options/read-options';
 import { errors } from '../../../src/apimachinery/errors';
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';

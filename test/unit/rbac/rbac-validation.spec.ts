@@ -13,11 +13,11 @@ import {
   validateRoleBindingUpdate,
   validateRoleUpdate,
 } from '../../../src/rbac/kinds/rbac-validation';
-import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding, Subject } from '../../../src/rbac/kinds/types';
+import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding, Subject } from '../../../src/apis/rbac/types';
 import { roleBindingSchema, roleSchema } from '../../../src/rbac/kinds/schemas';
-import { StructSchema } from '../../../src/api/schema/schema';
-import { valueToDoc } from '../../../src/api/validation/document';
-import { decodeBySchema } from '../../../src/api/validation/schema-decoder';
+import { StructSchema } from '../../../src/runtime/schema/schema';
+import { valueToDoc } from '../../../src/runtime/document/document';
+import { decodeBySchema } from '../../../src/runtime/schema/schema-decoder';
 
 /** The type error decoding a body into an RBAC kind gives (kube's 400 before validation). */
 const decodeRbac = (schema: StructSchema, body: unknown) =>

@@ -1,5 +1,5 @@
 import { fieldShape, ReviewManagedFields } from '../../../src/reviews/review-managed-fields';
-import { atomicList, map, setList, string, struct } from '../../../src/api/schema/schema';
+import { atomicList, map, setList, string, struct } from '../../../src/runtime/schema/schema';
 
 const schema = struct({
   spec: struct({ user: string(), groups: atomicList(string()), extra: map(atomicList(string())) }),

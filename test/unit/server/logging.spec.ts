@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { assignAuditId, auditIdOf } from '../../../src/api/request/audit-id';
+import { assignAuditId, auditIdOf } from '../../../src/endpoints/request/audit-id';
 import { goDurationText, KubeLogger } from '../../../src/server/logging';
 
 function capture() {

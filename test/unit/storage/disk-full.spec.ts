@@ -1,6 +1,6 @@
 import { ArgumentsHost } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { StatusExceptionFilter } from '../../../src/api/status.filter';
+import { StatusExceptionFilter } from '../../../src/endpoints/filters/status.filter';
 import { metricsRegistry } from '../../../src/metrics/registry';
 import { endsTheEngine, engineEndedError, engineEndingLogLine } from '../../../src/storage/engine-errors';
 import { storageFailureOf } from '../../../src/storage/storage-errors';

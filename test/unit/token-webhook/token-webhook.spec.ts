@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { AUDIENCES, AUTHENTICATED_AUDIENCES } from '../../../src/authentication/strategies';
-import { parseTokenReviewResponse, tokenReviewBody } from '../../../src/token-webhook/token-review';
-import { TokenWebhookStrategy } from '../../../src/token-webhook/token-webhook.strategy';
+import { AUDIENCES, AUTHENTICATED_AUDIENCES } from '../../../src/authentication/strategy/authentication-strategy';
+import { parseTokenReviewResponse, tokenReviewBody } from '../../../src/authentication/token-webhook/token-review';
+import { TokenWebhookStrategy } from '../../../src/authentication/token-webhook/token-webhook.strategy';
 import { WebhookCallError } from '../../../src/webhook-client/webhook-transport';
 
 const review = (status: unknown, version = 'v1') => JSON.stringify({ apiVersion: `authentication.platform.io/${version}`, kind: 'TokenReview', status });

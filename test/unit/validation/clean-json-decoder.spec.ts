@@ -1,9 +1,9 @@
-import { countKeysIfIntegral, decodeCleanJson } from '../../../src/api/validation/clean-json-decoder';
-import { parseJsonDocument } from '../../../src/api/validation/json-document';
-import { decodeBySchema } from '../../../src/api/validation/schema-decoder';
+import { countKeysIfIntegral, decodeCleanJson } from '../../../src/runtime/schema/clean-json-decoder';
+import { parseJsonDocument } from '../../../src/runtime/document/json-document';
+import { decodeBySchema } from '../../../src/runtime/schema/schema-decoder';
 import { podType } from '../../../src/core/kinds/pod';
 import { clusterRoleType, roleBindingType } from '../../../src/rbac/kinds/kinds';
-import { ResourceType } from '../../../src/api/schema/resource-type';
+import { ResourceType } from '../../../src/runtime/schema/resource-type';
 
 /** What the document decoder (the reference) makes of a body. */
 function reference(text: string, type: ResourceType) {

@@ -1,5 +1,5 @@
-import { JsonSyntaxError, parseJsonDocument } from '../../../src/api/validation/json-document';
-import { docToValue, duplicateFields } from '../../../src/api/validation/document';
+import { JsonSyntaxError, parseJsonDocument } from '../../../src/runtime/document/json-document';
+import { docToValue, duplicateFields } from '../../../src/runtime/document/document';
 import { thrownMessage } from '../../support/thrown';
 
 const syntaxError = (text: string) => thrownMessage(() => parseJsonDocument(text), JsonSyntaxError);

@@ -1,5 +1,5 @@
 import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
-import { isConvertibleLabelSelector, LabelSelector, validateLabelSelector, validateLabels } from '../../../src/api/validation/labels';
+import { isConvertibleLabelSelector, LabelSelector, validateLabelSelector, validateLabels } from '../../../src/apimachinery/validation/labels';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);
 const at = FieldPath.root('selector');

@@ -9,7 +9,7 @@ import {
   validateNamespaceName,
   validatePathSegmentName,
   validateServiceAccountName,
-} from '../../../src/api/validation/names';
+} from '../../../src/apimachinery/validation/names';
 
 const DNS_LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";

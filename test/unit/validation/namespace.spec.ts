@@ -1,10 +1,10 @@
 import { FieldError, fieldErrorMessage } from '../../../src/apimachinery/field-errors';
-import { StrategyContext } from '../../../src/api/schema/resource-type';
-import { validateObjectMeta } from '../../../src/api/validation/object-meta';
+import { StrategyContext } from '../../../src/runtime/schema/resource-type';
+import { validateObjectMeta } from '../../../src/apimachinery/validation/object-meta';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { LABEL_METADATA_NAME, Namespace, namespaceType } from '../../../src/core/namespace';
-import { parseJsonDocument } from '../../../src/api/validation/json-document';
-import { decodeBySchema } from '../../../src/api/validation/schema-decoder';
+import { parseJsonDocument } from '../../../src/runtime/document/json-document';
+import { decodeBySchema } from '../../../src/runtime/schema/schema-decoder';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);
 const ctx: StrategyContext = { user: SYSTEM_USER, namespace: '', dryRun: false };

@@ -1,7 +1,7 @@
-import { countKeysIfIntegral, decodeCleanJson } from '../../../src/api/validation/clean-json-decoder';
-import { docToValue } from '../../../src/api/validation/document';
-import { JsonSyntaxError, parseJsonDocument } from '../../../src/api/validation/json-document';
-import { jsonTextTooDeep, MAX_NESTING_DEPTH, parseJsonWithinDepth, valueTooDeep } from '../../../src/api/validation/nesting';
+import { countKeysIfIntegral, decodeCleanJson } from '../../../src/runtime/schema/clean-json-decoder';
+import { docToValue } from '../../../src/runtime/document/document';
+import { JsonSyntaxError, parseJsonDocument } from '../../../src/runtime/document/json-document';
+import { jsonTextTooDeep, MAX_NESTING_DEPTH, parseJsonWithinDepth, valueTooDeep } from '../../../src/runtime/document/nesting';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { thrownMessage } from '../../support/thrown';
 

@@ -1,5 +1,5 @@
 import { statusOf } from '../../support/status-of';
-import { decodeObjectRequest } from '../../../src/api/codec/object-decoder';
+import { decodeObjectRequest } from '../../../src/runtime/serializer/object-decoder';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 
 const JSON_TYPE = 'application/json';

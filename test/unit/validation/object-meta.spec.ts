@@ -1,7 +1,7 @@
 import { FieldError, fieldErrorMessage, FieldPath } from '../../../src/apimachinery/field-errors';
 import { ObjectMeta } from '../../../src/apimachinery/types';
-import { nameIsDNSLabel, validatePathSegmentName } from '../../../src/api/validation/names';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/api/validation/object-meta';
+import { nameIsDNSLabel, validatePathSegmentName } from '../../../src/apimachinery/validation/names';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../../src/apimachinery/validation/object-meta';
 
 const messages = (errs: FieldError[]) => errs.map(fieldErrorMessage);
 const clusterScoped = { namespaced: false, nameValidator: validatePathSegmentName };

@@ -1,7 +1,7 @@
-import { valueToDoc } from '../../../src/api/validation/document';
-import { parseJsonDocument } from '../../../src/api/validation/json-document';
-import { decodeBySchema, DecodeOptions } from '../../../src/api/validation/schema-decoder';
-import { parseYamlDocument } from '../../../src/api/validation/yaml-document';
+import { valueToDoc } from '../../../src/runtime/document/document';
+import { parseJsonDocument } from '../../../src/runtime/document/json-document';
+import { decodeBySchema, DecodeOptions } from '../../../src/runtime/schema/schema-decoder';
+import { parseYamlDocument } from '../../../src/runtime/document/yaml-document';
 import { clusterRoleSchema, roleBindingSchema, roleSchema } from '../../../src/rbac/kinds/schemas';
 import { namespaceSchema } from '../../../src/core/namespace';
 

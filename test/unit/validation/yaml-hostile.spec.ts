@@ -1,6 +1,6 @@
-import { docToValue } from '../../../src/api/validation/document';
-import { MAX_NESTING_DEPTH } from '../../../src/api/validation/nesting';
-import { parseYamlDocument, YamlSyntaxError } from '../../../src/api/validation/yaml-document';
+import { docToValue } from '../../../src/runtime/document/document';
+import { MAX_NESTING_DEPTH } from '../../../src/runtime/document/nesting';
+import { parseYamlDocument, YamlSyntaxError } from '../../../src/runtime/document/yaml-document';
 import { thrownMessage } from '../../support/thrown';
 
 const yamlError = (text: string) => thrownMessage(() => parseYamlDocument(text), YamlSyntaxError);

@@ -1,0 +1,38 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
+import { performance } from 'node:perf_hooks';
+import { ResourceRegistry } from '../../registry/resources/registry';
+import { ApiRequest } from '../request/request-context';
+import { RequestInfo, resolveRequestInfo } from '../request/request-info';
+import { apiVersionOf } from '../../runtime/schema/resource-type';
+
+/**
+ * First stage of the pipeline: what the request is about, for authorization and handlers.
+ * A path through an alias group/version is resolved to the served one here, so everything
+ * after (authorization included) sees the served group.
+ */
+@Injectable()
+export class RequestInfoMiddleware implements NestMiddleware {
+  constructor(private readonly registry: ResourceRegistry) {}
+
+  use(req: ApiRequest, _res: Response, next: NextFunction): void {
+    req.receivedAt = performance.now();
+    // Express 5's req.query parses the query string again on every read: it is parsed once
+    // here, as express's default ("simple") query parser does, and kept as a plain property.
+    const url = req.originalUrl ?? req.url;
+    const queryAt = url.indexOf('?');
+    const query = parseQueryString(queryAt < 0 ? '' : url.slice(queryAt + 1));
+    if (Object.hasOwn(req, 'query')) req.query = query;
+    else Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+    req.requestInfo = this.unalias(resolveRequestInfo(req.method, url, query));
+    next();
+  }
+
+  private unalias(info: RequestInfo): RequestInfo {
+    if (!info.isResourceRequest || info.apiPrefix !== 'apis') return info;
+    const served = this.registry.aliasOf(info.apiGroup, info.apiVersion, info.resource);
+    if (!served) return info;
+    return { ...info, aliasApiVersion: apiVersionOf({ group: info.apiGroup, version: info.apiVersion }), apiGroup: served.group, apiVersion: served.version };
+  }
+}
