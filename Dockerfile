@@ -16,7 +16,7 @@ COPY migrations ./migrations
 # The embedded store's data-directory template (initdb and migrations, done once here) lets
 # a server on a new data directory start without running initdb.
 RUN npx tsc -p tsconfig.build.json \
- && node dist/src/storage/build-template.js dist/db-template migrations \
+ && node dist/src/storage/engine/build-template.js dist/db-template migrations \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime

@@ -17,7 +17,7 @@ import {
 import { RbacAuthorizer } from '../src/authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../src/authorization/rbac/rbac-index.service';
 import { resourceAttributes } from '../src/authorization/request-attributes';
-import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../src/storage/mvcc/object-store';
 import { BenchClient, percentile } from './client';
 import { seedObjects } from './rbac-authorization';
 import { startBenchServer } from './servers';

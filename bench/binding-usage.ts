@@ -9,7 +9,7 @@ import { CLUSTER_ROLE_BINDINGS_RESOURCE, CLUSTER_ROLES_RESOURCE, PolicyIndex, Rb
 import { RbacAuthorizer } from '../src/authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../src/authorization/rbac/rbac-index.service';
 import { resourceAttributes } from '../src/authorization/request-attributes';
-import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../src/storage/mvcc/object-store';
 import { BenchClient } from './client';
 import { seedObjects } from './rbac-authorization';
 import { BenchServer, startBenchServer } from './servers';

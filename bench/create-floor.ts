@@ -6,8 +6,8 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { openDatabase } from '../src/storage/database';
-import { startPGlite } from '../src/storage/pglite-loader';
+import { openDatabase } from '../src/storage/engine/database';
+import { startPGlite } from '../src/storage/engine/pglite-loader';
 
 /** One create's SQL, as the store runs it: bump the counter (with its NOTIFY), then the current row and the log row. */
 const NEXT_REVISION = `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)

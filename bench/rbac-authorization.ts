@@ -14,8 +14,8 @@ import { RbacAuthorizer } from '../src/authorization/rbac/rbac-authorizer';
 import { RbacIndex } from '../src/authorization/rbac/rbac-index.service';
 import { resourceAttributes } from '../src/authorization/request-attributes';
 import { issueClientCertificate } from '../src/server/certificates';
-import { CHANGES_CHANNEL } from '../src/storage/change-notifier';
-import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
+import { CHANGES_CHANNEL } from '../src/storage/engine/change-notifier';
+import { OBJECT_STORE, ObjectStore } from '../src/storage/mvcc/object-store';
 import { BenchClient } from './client';
 import { startBaseline, startBenchServer } from './servers';
 

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { openDatabase } from '../src/storage/database';
-import { MvccStore, serverStore } from '../src/storage/mvcc-store';
-import { SqlQuery, SqlSession } from '../src/storage/sql-session';
+import { openDatabase } from '../src/storage/engine/database';
+import { MvccStore, serverStore } from '../src/storage/mvcc/mvcc-store';
+import { SqlQuery, SqlSession } from '../src/storage/engine/sql-session';
 import { createScratchDatabase } from './scratch-database';
 
 /**

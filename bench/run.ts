@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { objectKey } from '../src/apimachinery/store-key';
 import { ServerOptions } from '../src/config/options';
 import { roleType } from '../src/rbac/kinds/kinds';
-import { OBJECT_STORE, ObjectStore } from '../src/storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../src/storage/mvcc/object-store';
 import { runAccessReviewBench } from './access-reviews';
 import { runDecisionConsistencyBench } from './decision-consistency';
 import { runMetricsCostBench } from './metrics-cost';

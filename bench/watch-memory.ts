@@ -3,7 +3,7 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { issueClientCertificate } from '../src/server/certificates';
-import { ChangeFeedService } from '../src/storage/change-feed.service';
+import { ChangeFeedService } from '../src/storage/changefeed/change-feed.service';
 import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../src/config/options';
 import { metricsRegistry } from '../src/metrics/registry';
 import { BenchServer, startBenchServer } from './servers';

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The MVCC log (see src/storage/mvcc-store.ts):
+ * The MVCC log (see src/storage/mvcc/mvcc-store.ts):
  * - kv_revision: the single revision counter. Writers bump it first in their transaction;
  *   its row lock serialises them, so commit order equals revision order.
  * - kv_log: every change, keyed by revision; a delete row holds the last state.

@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - leader_lease: one row per leader election (kube's coordination Lease): who holds it, when
  *   it was taken and last renewed, and when it expires, all in the database's clock, so the
  *   replicas' clocks need not agree. Used where session advisory locks do not hold (behind a
- *   pooler in transaction mode); see src/storage/leader-election.ts.
+ *   pooler in transaction mode); see src/storage/leader/leader-election.ts.
  * - write_check: one row that `/readyz`'s `storage-writable` check updates: a write that
  *   commits as the store's do (and waits for a synchronous standby as they do), so readiness
  *   passes only when a write would.

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { AuthorizationConfigError } from './authorization/config/load';
 import { FlagError, HelpRequested, parseServerFlags } from './config/flags';
-import { DataDirInUseError } from './storage/data-dir-lock';
+import { DataDirInUseError } from './storage/engine/data-dir-lock';
 import { migrateStore, startServer } from './server/start';
 
 /** Failures that are the operator's to fix: one line, no stack trace. */

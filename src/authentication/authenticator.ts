@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ChangeFeedService } from '../storage/change-feed.service';
+import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
 import { TokenCache } from './strategy/token-cache';
 import type { Request } from 'express';
 import { errors } from '../apimachinery/errors';

@@ -3,7 +3,7 @@ import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { CurrentRevision } from '../storage/current-revision';
+import { CurrentRevision } from '../storage/mvcc/current-revision';
 import { DecisionConsistency } from './decision-consistency';
 
 const bindingUsageRecorder = {

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { StatusError } from '../apimachinery/errors';
-import { CurrentRevision } from '../storage/current-revision';
-import { storageFailureOf } from '../storage/storage-errors';
+import { CurrentRevision } from '../storage/mvcc/current-revision';
+import { storageFailureOf } from '../storage/engine/storage-errors';
 import { recordDecisionConsistencyWait } from '../metrics/authorization-metrics';
 
 /** State an authorizer decides from that follows the store's changes (the RBAC index, the Node graph). */

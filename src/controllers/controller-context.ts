@@ -5,8 +5,8 @@ import { StatusError } from '../apimachinery/errors';
 import { storageResource } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
 import { controllerUser, UserInfo } from '../apimachinery/user-info';
-import { NAMESPACE_INDEX } from '../storage/informer';
-import { SharedInformerFactory } from '../storage/shared-informer-factory';
+import { NAMESPACE_INDEX } from '../storage/informer/informer';
+import { SharedInformerFactory } from '../storage/informer/shared-informer-factory';
 
 /**
  * What a controller reads and writes with: reads from the shared informers' caches (never

@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { storageResource } from '../apimachinery/store-key';
-import { Database } from '../storage/database';
-import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader-election';
-import { SharedInformerFactory } from '../storage/shared-informer-factory';
+import { Database } from '../storage/engine/database';
+import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader/leader-election';
+import { SharedInformerFactory } from '../storage/informer/shared-informer-factory';
 import { Controller } from './controller-context';
 
 /** A change of a watched kind wakes the controllers; without changes they resync this often. */

@@ -6,7 +6,7 @@ import { AdmissionChain } from '../registry/rest/admission';
 import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
 import { ADMISSION_PLUGINS } from '../config/flags';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
 import { DefaultNamespaces } from './default-namespaces';
 import { CORE_KINDS } from './kinds';
 import { namespaceType } from './namespace';

@@ -5,12 +5,12 @@ import { ResourceRegistry } from '../registry/resources/registry';
 import { Target, WriteOptions } from '../registry/rest/storage';
 import { storageResource } from '../apimachinery/store-key';
 import { controllerUser, NAMESPACE_CONTROLLER_NAME } from '../apimachinery/user-info';
-import { ChangeFeedService } from '../storage/change-feed.service';
-import { ChangeFollower } from '../storage/change-follower';
-import { Informer } from '../storage/informer';
-import { abortableSleep } from '../storage/leader-election';
-import { Change, OBJECT_STORE, ObjectStore } from '../storage/object-store';
-import { SharedInformerFactory } from '../storage/shared-informer-factory';
+import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
+import { ChangeFollower } from '../storage/changefeed/change-follower';
+import { Informer } from '../storage/informer/informer';
+import { abortableSleep } from '../storage/leader/leader-election';
+import { Change, OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
+import { SharedInformerFactory } from '../storage/informer/shared-informer-factory';
 import { FINALIZER_KUBERNETES, Namespace, namespaceType } from './namespace';
 import { NamespaceStorage } from './namespace-storage';
 

@@ -3,9 +3,9 @@ import { errors } from '../apimachinery/errors';
 import { AdmissionPlugin, AdmissionRequest } from '../registry/rest/admission';
 import { objectKey, storageResource } from '../apimachinery/store-key';
 import { KubeObject } from '../apimachinery/types';
-import { Informer } from '../storage/informer';
-import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
-import { SharedInformerFactory } from '../storage/shared-informer-factory';
+import { Informer } from '../storage/informer/informer';
+import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
+import { SharedInformerFactory } from '../storage/informer/shared-informer-factory';
 import { Namespace, namespaceType } from './namespace';
 
 /** Namespaces the server creates at start and never lets anyone delete (kube's immortal ones). */

@@ -2,7 +2,7 @@ import { GenericStorage } from '../registry/generic/generic-storage';
 import { DeleteOptions, DeleteResult, Target, WriteOptions, WriteResult } from '../registry/rest/storage';
 import { nowTimestamp } from '../apimachinery/system-metadata';
 import { KubeObject } from '../apimachinery/types';
-import { ObjectStore, StaleRevisionError } from '../storage/object-store';
+import { ObjectStore, StaleRevisionError } from '../storage/mvcc/object-store';
 import { objectKey } from '../apimachinery/store-key';
 import { Namespace, namespaceFinalizeStrategy } from './namespace';
 

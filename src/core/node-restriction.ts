@@ -6,7 +6,7 @@ import { jsonEqual } from '../apimachinery/system-metadata';
 import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { list, record, str } from '../apimachinery/validation/shape';
 import { nodeIdentity } from '../apimachinery/node-identity';
-import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
 import { nodeType } from './kinds/node';
 import { isMirrorPod, MIRROR_POD_ANNOTATION } from './kinds/pod';
 import { podConfigMapNames, podSecretNames, podUsesClaimVolumes } from './kinds/references';

@@ -33,7 +33,7 @@ import { ABAC_POLICIES } from '../authorization/abac/abac.module';
 import { STARTUP_AUTHORIZATION } from '../authorization/config/authorization-setup';
 import type { ServerConfiguration } from './configuration';
 import { AUDIT_SETTINGS } from '../audit/audit-settings';
-import { Database } from '../storage/database';
+import { Database } from '../storage/engine/database';
 import { StorageModule } from '../storage/storage.module';
 
 /** Everything the server consists of, wired for one loaded configuration and an open store. */

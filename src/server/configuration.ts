@@ -15,7 +15,7 @@ import { loadWebhookKubeconfig } from '../webhook-client/kubeconfig';
 import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../authentication/serviceaccount/settings';
 import { ServiceAccountTokenSettings } from '../authentication/serviceaccount/service-account-tokens';
 import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
-import { parsePostgresUrl, PostgresUrlError } from '../storage/postgres-url';
+import { parsePostgresUrl, PostgresUrlError } from '../storage/engine/postgres-url';
 
 /**
  * Everything the server runs with: the flags, and what the files and addresses they name

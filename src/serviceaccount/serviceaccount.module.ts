@@ -6,7 +6,7 @@ import { ServiceAccountTokens } from '../authentication/serviceaccount/service-a
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { CoreModule } from '../core/core.module';
 import { serviceAccountType } from '../core/kinds/service-account';
-import { OBJECT_STORE, ObjectStore } from '../storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
 import { IssuerDiscoveryController } from './issuer-discovery.controller';
 import { tokenRequestType, TokenRequestStorage } from './token-request';
 

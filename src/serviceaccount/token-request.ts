@@ -9,7 +9,7 @@ import { isPlainObject, KubeObject } from '../apimachinery/types';
 import { podType } from '../core/kinds/pod';
 import { secretType } from '../core/kinds/secret';
 import { serviceAccountType } from '../core/kinds/service-account';
-import { ObjectStore } from '../storage/object-store';
+import { ObjectStore } from '../storage/mvcc/object-store';
 import { ServiceAccountTokens, TokenSpec } from '../authentication/serviceaccount/service-account-tokens';
 
 /**

@@ -2,19 +2,19 @@ import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstr
 import { DataSource } from 'typeorm';
 import { ALL_PROBES, HealthChecks, withinTimeout } from '../health/health-checks';
 import { HealthModule } from '../health/health.module';
-import { CHANGE_WAKEUPS, WakeupSource } from './change-feed';
-import { ChangeFeedService } from './change-feed.service';
-import { CurrentRevision, revisionReadWithin } from './current-revision';
-import { ChangeNotifier } from './change-notifier';
-import { Compactor } from './compactor';
-import { Database, POLLED_CHANGE_LOG_MS } from './database';
-import { serverStore } from './mvcc-store';
-import { OBJECT_STORE, ObjectStore } from './object-store';
-import { SharedInformerFactory } from './shared-informer-factory';
+import { CHANGE_WAKEUPS, WakeupSource } from './changefeed/change-feed';
+import { ChangeFeedService } from './changefeed/change-feed.service';
+import { CurrentRevision, revisionReadWithin } from './mvcc/current-revision';
+import { ChangeNotifier } from './engine/change-notifier';
+import { Compactor } from './mvcc/compactor';
+import { Database, POLLED_CHANGE_LOG_MS } from './engine/database';
+import { serverStore } from './mvcc/mvcc-store';
+import { OBJECT_STORE, ObjectStore } from './mvcc/object-store';
+import { SharedInformerFactory } from './informer/shared-informer-factory';
 import { StoredObjectsMetric } from './stored-objects-metric';
-import { storageFailureOf } from './storage-errors';
-import { DISK_FULL_REASON, StoreDiskSpace } from './store-disk-space';
-import { StoreWritability, WRITE_CHECK } from './store-writability';
+import { storageFailureOf } from './engine/storage-errors';
+import { DISK_FULL_REASON, StoreDiskSpace } from './engine/store-disk-space';
+import { StoreWritability, WRITE_CHECK } from './engine/store-writability';
 
 /** The storage check is a real round trip, bounded so a hung database fails the probe instead of hanging it. */
 const STORAGE_CHECK_TIMEOUT_MS = 2000;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/storage/database';
+import { Database } from '../../src/storage/engine/database';
 import { DATABASE } from '../../src/storage/storage.module';
-import { DISK_FULL_REPORT_MS } from '../../src/storage/store-disk-space';
+import { DISK_FULL_REPORT_MS } from '../../src/storage/engine/store-disk-space';
 import { eventually } from '../support/eventually';
 import { mountSmallFilesystem, SmallFilesystem, smallFilesystemUnavailable } from '../support/small-filesystem';
 import { startTestServer, TestServer } from '../support/test-server';

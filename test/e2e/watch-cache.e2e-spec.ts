@@ -3,7 +3,7 @@ import type { ClientRequest } from 'node:http';
 import * as https from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ChangeFeedService } from '../../src/storage/change-feed.service';
+import { ChangeFeedService } from '../../src/storage/changefeed/change-feed.service';
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
 

@@ -1,6 +1,6 @@
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
-import { ChangeFeedService } from '../../src/storage/change-feed.service';
+import { ChangeFeedService } from '../../src/storage/changefeed/change-feed.service';
 
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const CR = `${RBAC}/clusterroles`;

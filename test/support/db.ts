@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { Database, DatabaseSettings, openDatabase } from '../../src/storage/database';
-import { MvccStore, serverStore } from '../../src/storage/mvcc-store';
+import { Database, DatabaseSettings, openDatabase } from '../../src/storage/engine/database';
+import { MvccStore, serverStore } from '../../src/storage/mvcc/mvcc-store';
 import { ensureTemplate } from './db-template';
 
 export type TestEngine = 'pglite' | 'postgres';

@@ -14,7 +14,7 @@ import {
   WritePreconditions,
   isStorableKey,
   isStorableKeyPart,
-} from '../../src/storage/object-store';
+} from '../../src/storage/mvcc/object-store';
 import { KubeObject } from '../../src/apimachinery/types';
 
 /**

@@ -4,8 +4,8 @@ import { Authenticator } from '../authenticator';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { secretType } from '../../core/kinds/secret';
 import { ObjectLookup } from '../serviceaccount/object-lookup';
-import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
-import { SharedInformerFactory } from '../../storage/shared-informer-factory';
+import { OBJECT_STORE, ObjectStore } from '../../storage/mvcc/object-store';
+import { SharedInformerFactory } from '../../storage/informer/shared-informer-factory';
 import { BootstrapTokenStrategy } from './bootstrap-token.strategy';
 
 /** --enable-bootstrap-token-auth: bootstrap tokens join the union of authentication methods. */

@@ -1,7 +1,7 @@
 import { objectKey, storageResource } from '../../apimachinery/store-key';
 import { KubeObject } from '../../apimachinery/types';
-import { ObjectStore } from '../../storage/object-store';
-import { SharedInformerFactory } from '../../storage/shared-informer-factory';
+import { ObjectStore } from '../../storage/mvcc/object-store';
+import { SharedInformerFactory } from '../../storage/informer/shared-informer-factory';
 
 type Kind = { group: string; plural: string; namespaced: boolean };
 

@@ -4,7 +4,7 @@ import { storageResource } from '../../apimachinery/store-key';
 import { persistentVolumeType } from '../../core/kinds/persistent-volume';
 import { isMirrorPod, podType } from '../../core/kinds/pod';
 import { persistentVolumeSecretRefs, podClaimNames, podConfigMapNames, podSecretNames } from '../../core/kinds/references';
-import type { InformerEventHandler } from '../../storage/informer';
+import type { InformerEventHandler } from '../../storage/informer/informer';
 import { NodeGraph, PersistentVolumeRelations, PodRelations } from './graph';
 
 /**

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
-import { Informer } from '../../storage/informer';
-import { SharedInformerFactory } from '../../storage/shared-informer-factory';
+import { Informer } from '../../storage/informer/informer';
+import { SharedInformerFactory } from '../../storage/informer/shared-informer-factory';
 import { NodeGraph, VertexType } from './graph';
 import { StoreFollowingState } from '../decision-consistency';
 import { PERSISTENT_VOLUMES_RESOURCE, persistentVolumeEventHandler, podEventHandler, PODS_RESOURCE } from './graph-populator';

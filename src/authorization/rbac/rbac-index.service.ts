@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Clock, CLOCK, systemClock } from '../../apimachinery/clock';
 import { KubeObject } from '../../apimachinery/types';
-import { Informer } from '../../storage/informer';
-import { SharedInformerFactory } from '../../storage/shared-informer-factory';
+import { Informer } from '../../storage/informer/informer';
+import { SharedInformerFactory } from '../../storage/informer/shared-informer-factory';
 import { PolicyIndex, RBAC_RESOURCES, RbacResource } from './policy-index';
 import { StoreFollowingState } from '../decision-consistency';
 

@@ -4,7 +4,7 @@ import { errors, StatusError } from '../../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from '../../runtime/serializer/negotiation';
 import { bodyFor, renderStatus } from '../../runtime/serializer/response';
 import { ApiRequest } from '../request/request-context';
-import { STORAGE_FAILURE_MESSAGES, storageFailureOf } from '../../storage/storage-errors';
+import { STORAGE_FAILURE_MESSAGES, storageFailureOf } from '../../storage/engine/storage-errors';
 
 /** How long a client should wait before retrying while the store is away. */
 export const STORAGE_RETRY_AFTER_SECONDS = 1;

@@ -1,4 +1,4 @@
-import { Change } from '../../storage/object-store';
+import { Change } from '../../storage/mvcc/object-store';
 
 /**
  * The bytes of events made from one change of the feed, shared by every watcher that sends

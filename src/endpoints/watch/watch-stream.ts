@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Socket } from 'node:net';
-import { Change } from '../../storage/object-store';
+import { Change } from '../../storage/mvcc/object-store';
 import { ChangeRenderer, WatchEvent, WatchEventType, WatchStream } from '../../registry/rest/watch';
 import { JSON_WATCH_ENCODER, WatchEventEncoder } from './watch-encoder';
 import { shareEncoding, sharedEncoding } from './shared-encodings';

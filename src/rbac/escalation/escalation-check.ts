@@ -8,7 +8,7 @@ import { BindingUsageRecorder } from '../../authorization/binding-usage-recorder
 import { RbacAuthorizer } from '../../authorization/rbac/rbac-authorizer';
 import { DecisionConsistency } from '../../authorization/decision-consistency';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
-import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../../storage/mvcc/object-store';
 import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../../apis/rbac/types';
 import { EscalationAuthorizer, escalationAllowed, RoleResource } from './escalation-authorization';
 import { isOnlyMutatingGcFields } from './gc-fields';

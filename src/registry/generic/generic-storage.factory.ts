@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OBJECT_STORE, ObjectStore } from '../../storage/object-store';
+import { OBJECT_STORE, ObjectStore } from '../../storage/mvcc/object-store';
 import { ResourceType } from '../../runtime/schema/resource-type';
-import { ChangeFeedService } from '../../storage/change-feed.service';
+import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { AdmissionChain } from '../rest/admission';
 import { ContinueTokenService } from './continue-token.service';
 import { CreatePermissionCheck, GenericStorage } from './generic-storage';

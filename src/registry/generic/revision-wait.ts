@@ -1,6 +1,6 @@
 import { errors } from '../../apimachinery/errors';
-import { ChangeFeedService } from '../../storage/change-feed.service';
-import { ObjectStore } from '../../storage/object-store';
+import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
+import { ObjectStore } from '../../storage/mvcc/object-store';
 
 /** How long a read naming a revision this process has not seen yet waits before 504. */
 const TOO_LARGE_RV_WAIT_MS = 3000;

@@ -1,5 +1,5 @@
 import { KubeObject, Status } from '../../apimachinery/types';
-import { Change, ChangeType } from '../../storage/object-store';
+import { Change, ChangeType } from '../../storage/mvcc/object-store';
 
 export type WatchEventType = ChangeType | 'BOOKMARK' | 'ERROR';
 

@@ -1,6 +1,6 @@
-import { availableParallelism, tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { spawnModuleThread } from '../../apimachinery/module-thread';
 import { CodecError, CodecOp, CodecResults, CodecTask, CodecTaskOf, errorFromCodec } from './codec-tasks';
 
 /**
@@ -28,43 +28,9 @@ interface Reply {
   error?: CodecError;
 }
 
-/**
- * The thread's module: the built JavaScript beside this file or, when running from the
- * TypeScript sources (the tests), the sources compiled as the thread loads them, kept in the
- * temporary directory by their contents (as the embedded store engine's thread does).
- */
+/** A codec thread, running codec-thread.worker.ts. */
 function spawnCodecThread(): Worker {
-  if (extname(__filename) !== '.ts') return new Worker(join(__dirname, 'codec-thread.worker.js'));
-  const loader = `
-    const { workerData, threadId } = require('node:worker_threads');
-    const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
-    const { createHash } = require('node:crypto');
-    const { join } = require('node:path');
-    let ts;
-    require.extensions['.ts'] = (module, filename) => {
-      const source = readFileSync(filename, 'utf8');
-      const compiled = join(workerData.compiledDir, createHash('sha256').update(filename).update(source).digest('hex') + '.js');
-      let code;
-      try {
-        code = readFileSync(compiled, 'utf8');
-      } catch {
-        ts ??= require(workerData.typescript);
-        const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
-        code = ts.transpileModule(source, { fileName: filename, compilerOptions: options }).outputText;
-        mkdirSync(workerData.compiledDir, { recursive: true });
-        writeFileSync(compiled + '.' + process.pid + '.' + threadId, code);
-        renameSync(compiled + '.' + process.pid + '.' + threadId, compiled);
-      }
-      module._compile(code, filename);
-    };
-    require(workerData.entry);
-  `;
-  const workerData = {
-    typescript: require.resolve('typescript'),
-    entry: join(__dirname, 'codec-thread.worker.ts'),
-    compiledDir: join(tmpdir(), 'platform-authz-codec-thread'),
-  };
-  return new Worker(loader, { eval: true, workerData });
+  return spawnModuleThread(__dirname, 'codec-thread.worker');
 }
 
 class CodecThread {

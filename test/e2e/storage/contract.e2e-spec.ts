@@ -10,7 +10,7 @@ import {
   StoredObject,
   UidMismatchError,
   UnstorableKeyError,
-} from '../../../src/storage/object-store';
+} from '../../../src/storage/mvcc/object-store';
 import { openTestDatabase } from '../../support/db';
 import { MemoryStore } from '../../support/memory-store';
 import { describeWithPostgres } from '../../support/postgres';

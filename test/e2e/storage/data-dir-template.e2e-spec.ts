@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrationNames, pgliteVersion } from '../../../src/storage/data-dir-template';
-import { openDatabase } from '../../../src/storage/database';
+import { migrationNames, pgliteVersion } from '../../../src/storage/engine/data-dir-template';
+import { openDatabase } from '../../../src/storage/engine/database';
 import { ensureTemplate } from '../../support/db-template';
 // The module object itself (not an import copy), so the spy below sees the store's calls.
 import fs = require('node:fs');

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { EngineThread } from '../../../src/storage/embedded-engine';
-import { PGliteDatabaseError } from '../../../src/storage/engine-errors';
+import { EngineThread } from '../../../src/storage/engine/embedded-engine';
+import { PGliteDatabaseError } from '../../../src/storage/engine/engine-errors';
 
 /**
  * The embedded engine in its own thread: statements run there while the server's event loop

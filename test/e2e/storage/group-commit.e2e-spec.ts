@@ -1,8 +1,8 @@
 import { KubeObject } from '../../../src/apimachinery/types';
-import { ChangeFeed } from '../../../src/storage/change-feed';
-import { MvccStore } from '../../../src/storage/mvcc-store';
-import { KeyExistsError, ObjectKey, StaleRevisionError, StoredObject } from '../../../src/storage/object-store';
-import { SqlSession } from '../../../src/storage/sql-session';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { MvccStore } from '../../../src/storage/mvcc/mvcc-store';
+import { KeyExistsError, ObjectKey, StaleRevisionError, StoredObject } from '../../../src/storage/mvcc/object-store';
+import { SqlSession } from '../../../src/storage/engine/sql-session';
 import { engineName, openTestDatabase, TestDatabase, testEngines } from '../../support/db';
 
 let resources = 0;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { createLeaderElector, LeaderElector } from '../../../src/storage/leader-election';
-import { SqlSession } from '../../../src/storage/sql-session';
+import { createLeaderElector, LeaderElector } from '../../../src/storage/leader/leader-election';
+import { SqlSession } from '../../../src/storage/engine/sql-session';
 import { engineName, openTestDatabase, TestDatabase, testEngines } from '../../support/db';
 import { eventually } from '../../support/eventually';
 

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { freePort } from '../../../bench/probed-process';
 import { PostgresInstance, postgresInstancesUnavailable, startPrimary, startStandby } from '../../../bench/postgres-instances';
-import { NoAcceptableHostError, PostgresConnections } from '../../../src/storage/postgres-connections';
-import { storageFailureOf } from '../../../src/storage/storage-errors';
+import { NoAcceptableHostError, PostgresConnections } from '../../../src/storage/engine/postgres-connections';
+import { storageFailureOf } from '../../../src/storage/engine/storage-errors';
 import { eventually } from '../../support/eventually';
 import { startTestServer, TestServer } from '../../support/test-server';
 

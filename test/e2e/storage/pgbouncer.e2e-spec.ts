@@ -1,7 +1,7 @@
 import { findProgram, PgBouncer, PoolMode, postgresInstancesUnavailable, startPgBouncer } from '../../../bench/postgres-instances';
 import { freePort } from '../../../bench/probed-process';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
-import { Database } from '../../../src/storage/database';
+import { Database } from '../../../src/storage/engine/database';
 import { DATABASE } from '../../../src/storage/storage.module';
 import { eventually } from '../../support/eventually';
 import { createScratchDatabase, describeWithPostgres } from '../../support/postgres';

@@ -1,9 +1,9 @@
 import { KubeObject } from '../../../src/apimachinery/types';
-import { DataDirInUseError } from '../../../src/storage/data-dir-lock';
-import { openDatabase } from '../../../src/storage/database';
-import { MvccStore } from '../../../src/storage/mvcc-store';
+import { DataDirInUseError } from '../../../src/storage/engine/data-dir-lock';
+import { openDatabase } from '../../../src/storage/engine/database';
+import { MvccStore } from '../../../src/storage/mvcc/mvcc-store';
 import { ALL_MIGRATIONS } from '../../../migrations';
-import { KeyExistsError, ObjectKey, StoredObject } from '../../../src/storage/object-store';
+import { KeyExistsError, ObjectKey, StoredObject } from '../../../src/storage/mvcc/object-store';
 import { eventually } from '../../support/eventually';
 import { dropTestSchema, engineName, newTestSchema, openTestDatabase, TestDatabase, testEngines } from '../../support/db';
 

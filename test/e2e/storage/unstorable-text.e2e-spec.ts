@@ -1,6 +1,6 @@
 import { KubeObject } from '../../../src/apimachinery/types';
-import { MvccStore } from '../../../src/storage/mvcc-store';
-import { KeyNotFoundError, ObjectKey, UnstorableKeyError } from '../../../src/storage/object-store';
+import { MvccStore } from '../../../src/storage/mvcc/mvcc-store';
+import { KeyNotFoundError, ObjectKey, UnstorableKeyError } from '../../../src/storage/mvcc/object-store';
 import { engineName, openTestDatabase, TestDatabase, testEngines } from '../../support/db';
 
 const RESOURCE = 'test.platform.io/texts';

@@ -1,4 +1,4 @@
-import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
 import { MemoryStore } from '../../support/memory-store';
 
 const key = (name: string) => ({ resource: 'g/things', namespace: '', name });

@@ -2,7 +2,7 @@ import { ArgumentsHost } from '@nestjs/common';
 import { decodeApplyConfiguration } from '../../../src/runtime/apply/apply-request';
 import { warningHeaderValue } from '../../../src/endpoints/handlers/warnings';
 import { StatusExceptionFilter } from '../../../src/endpoints/filters/status.filter';
-import { fromColumn, toColumn } from '../../../src/storage/object-column';
+import { fromColumn, toColumn } from '../../../src/storage/mvcc/object-column';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { statusOf } from '../../support/status-of';
 

@@ -4,7 +4,7 @@ import express from 'express';
 import { HttpWatchStream as WatchStream } from '../../../src/endpoints/watch/watch-stream';
 import { WatchEventType } from '../../../src/registry/rest/watch';
 import { httpChunk, httpChunkPayloadLength } from '../../../src/endpoints/watch/http-chunks';
-import { Change } from '../../../src/storage/object-store';
+import { Change } from '../../../src/storage/mvcc/object-store';
 
 /** Watch streams on real connections: the events go to the socket as HTTP chunks of the stream's own making. */
 describe('WatchStream on a connection', () => {

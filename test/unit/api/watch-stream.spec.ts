@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import { HttpWatchStream as WatchStream, MAX_UNREAD_BYTES } from '../../../src/endpoints/watch/watch-stream';
 import { WatchEventType } from '../../../src/registry/rest/watch';
-import { Change } from '../../../src/storage/object-store';
+import { Change } from '../../../src/storage/mvcc/object-store';
 
 /** A response whose client never reads: everything written stays buffered. */
 class StalledResponse extends EventEmitter {

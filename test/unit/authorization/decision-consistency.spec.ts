@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { DecisionConsistency, StoreFollowingState } from '../../../src/authorization/decision-consistency';
-import { CurrentRevision } from '../../../src/storage/current-revision';
+import { CurrentRevision } from '../../../src/storage/mvcc/current-revision';
 import { statusOf } from '../../support/status-of';
 
 /** A revision read the test answers by hand. */

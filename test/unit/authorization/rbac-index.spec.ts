@@ -1,8 +1,8 @@
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { namespaceType } from '../../../src/core/namespace';
-import { ChangeFeed } from '../../../src/storage/change-feed';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
 import { RbacIndex } from '../../../src/authorization/rbac/rbac-index.service';
-import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
+import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';

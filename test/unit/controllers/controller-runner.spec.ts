@@ -1,7 +1,7 @@
 import { ControllerRunner } from '../../../src/controllers/controller-runner';
 import { roleBindingType } from '../../../src/rbac/kinds/kinds';
-import type { Database } from '../../../src/storage/database';
-import type { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
+import type { Database } from '../../../src/storage/engine/database';
+import type { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { eventually } from '../../support/eventually';
 
 /**

@@ -10,9 +10,9 @@ import { configMapType } from '../../../src/core/kinds/config-map';
 import { namespaceType } from '../../../src/core/namespace';
 import { NamespaceController } from '../../../src/core/namespace-controller';
 import { NamespaceStorage } from '../../../src/core/namespace-storage';
-import { ChangeFeedService } from '../../../src/storage/change-feed.service';
-import { ListOptions } from '../../../src/storage/object-store';
-import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
+import { ChangeFeedService } from '../../../src/storage/changefeed/change-feed.service';
+import { ListOptions } from '../../../src/storage/mvcc/object-store';
+import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
 

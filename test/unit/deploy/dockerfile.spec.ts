@@ -52,7 +52,7 @@ function isIgnored(path: string): boolean {
 
 /** The embedded store's data-directory template, as `npm run build` makes it. */
 const TEMPLATE = 'dist/db-template';
-const BUILD_TEMPLATE = `node dist/src/storage/build-template.js ${TEMPLATE} migrations`;
+const BUILD_TEMPLATE = `node dist/src/storage/engine/build-template.js ${TEMPLATE} migrations`;
 
 describe('the Dockerfile', () => {
   const all = stages();

@@ -4,13 +4,13 @@ import { AdmissionChain, AdmissionRequest } from '../../../src/registry/rest/adm
 import { ContinueTokens } from '../../../src/registry/generic/continue-token';
 import { GenericStorage } from '../../../src/registry/generic/generic-storage';
 import { Target } from '../../../src/registry/rest/storage';
-import { ChangeFeedService } from '../../../src/storage/change-feed.service';
-import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
+import { ChangeFeedService } from '../../../src/storage/changefeed/change-feed.service';
+import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { clusterRoleType } from '../../../src/rbac/kinds/kinds';
 import { storageResource } from '../../../src/apimachinery/store-key';
-import type { Database } from '../../../src/storage/database';
+import type { Database } from '../../../src/storage/engine/database';
 import { getEventListeners } from 'node:events';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';

@@ -23,7 +23,7 @@ import { isOnlyMutatingGcFields } from '../../../src/rbac/escalation/gc-fields';
 import { confirmNoEscalation } from '../../../src/rbac/escalation/no-escalation';
 import { compactRules, compactRuleString, describeMissingRules } from '../../../src/rbac/escalation/rule-description';
 import { PolicyRule } from '../../../src/apis/rbac/types';
-import { ObjectStore } from '../../../src/storage/object-store';
+import { ObjectStore } from '../../../src/storage/mvcc/object-store';
 import { clusterRole, clusterRoleBinding, G, indexOf, Objects, RBAC, role, roleBinding, U, user } from '../authorization/rbac-fixtures';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>

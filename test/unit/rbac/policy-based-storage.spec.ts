@@ -6,8 +6,8 @@ import { everything, parseGetOptions } from '../../../src/registry/options/read-
 import { errors } from '../../../src/apimachinery/errors';
 import { objectKey } from '../../../src/apimachinery/store-key';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
-import { ChangeFeed } from '../../../src/storage/change-feed';
-import { ChangeFeedService } from '../../../src/storage/change-feed.service';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { ChangeFeedService } from '../../../src/storage/changefeed/change-feed.service';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 import { PolicyBasedStorage } from '../../../src/rbac/escalation/policy-based-storage';
 import { MemoryStore } from '../../support/memory-store';

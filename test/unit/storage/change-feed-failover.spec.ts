@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
-import { ChangeFeed } from '../../../src/storage/change-feed';
-import { Change, LocalCommitListener, ObjectStore } from '../../../src/storage/object-store';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { Change, LocalCommitListener, ObjectStore } from '../../../src/storage/mvcc/object-store';
 
 /**
  * The change feed against a model of the shared log as PostgreSQL keeps it, driven through

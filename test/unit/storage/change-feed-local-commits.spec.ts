@@ -1,5 +1,5 @@
-import { ChangeFeed } from '../../../src/storage/change-feed';
-import { Change, LocalCommitListener, ObjectStore } from '../../../src/storage/object-store';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { Change, LocalCommitListener, ObjectStore } from '../../../src/storage/mvcc/object-store';
 import { MemoryStore } from '../../support/memory-store';
 
 const key = (name: string) => ({ resource: 'g/things', namespace: '', name });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataDirInUseError, DataDirLock } from '../../../src/storage/data-dir-lock';
+import { DataDirInUseError, DataDirLock } from '../../../src/storage/engine/data-dir-lock';
 
 describe('DataDirLock', () => {
   let dir: string;

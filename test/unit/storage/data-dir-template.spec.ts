@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrationNames, pgliteVersion, templateKey, usableTemplate } from '../../../src/storage/data-dir-template';
+import { migrationNames, pgliteVersion, templateKey, usableTemplate } from '../../../src/storage/engine/data-dir-template';
 
 /** Which templates a server accepts: checked from the files alone, before anything is copied. */
 describe('the data-directory template', () => {

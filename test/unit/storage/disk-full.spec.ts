@@ -2,9 +2,9 @@ import { ArgumentsHost } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { StatusExceptionFilter } from '../../../src/endpoints/filters/status.filter';
 import { metricsRegistry } from '../../../src/metrics/registry';
-import { endsTheEngine, engineEndedError, engineEndingLogLine } from '../../../src/storage/engine-errors';
-import { storageFailureOf } from '../../../src/storage/storage-errors';
-import { DISK_FULL_REPORT_MS, StoreDiskSpace } from '../../../src/storage/store-disk-space';
+import { endsTheEngine, engineEndedError, engineEndingLogLine } from '../../../src/storage/engine/engine-errors';
+import { storageFailureOf } from '../../../src/storage/engine/storage-errors';
+import { DISK_FULL_REPORT_MS, StoreDiskSpace } from '../../../src/storage/engine/store-disk-space';
 
 /** What the exception filter answers for an error: status, headers and the Status body. */
 function answerTo(exception: unknown): { code?: number; headers: Record<string, string>; body: Record<string, unknown> } {

@@ -1,6 +1,6 @@
-import { GroupCommit, RevisionedWrite } from '../../../src/storage/group-commit';
-import { Change } from '../../../src/storage/object-store';
-import { SqlQuery, SqlSession } from '../../../src/storage/sql-session';
+import { GroupCommit, RevisionedWrite } from '../../../src/storage/mvcc/group-commit';
+import { Change } from '../../../src/storage/mvcc/object-store';
+import { SqlQuery, SqlSession } from '../../../src/storage/engine/sql-session';
 
 /** A session whose transactions run the writes' statements against nothing, counting them. */
 function countingSession(): SqlSession & { transactions: number } {

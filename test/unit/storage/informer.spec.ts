@@ -1,8 +1,8 @@
 import { KubeObject } from '../../../src/apimachinery/types';
-import { ChangeFeed } from '../../../src/storage/change-feed';
-import { Informer, InformerEventHandler, NAMESPACE_INDEX } from '../../../src/storage/informer';
-import { ListOptions } from '../../../src/storage/object-store';
-import { SharedInformerFactory } from '../../../src/storage/shared-informer-factory';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { Informer, InformerEventHandler, NAMESPACE_INDEX } from '../../../src/storage/informer/informer';
+import { ListOptions } from '../../../src/storage/mvcc/object-store';
+import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
 

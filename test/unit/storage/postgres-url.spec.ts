@@ -1,4 +1,4 @@
-import { parsePostgresUrl, PostgresUrlError } from '../../../src/storage/postgres-url';
+import { parsePostgresUrl, PostgresUrlError } from '../../../src/storage/engine/postgres-url';
 
 describe('PostgreSQL URLs with several hosts (libpq syntax)', () => {
   it('takes the hosts in order, each with its port or the default one, and target_session_attrs', () => {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { EngineResults } from '../../../src/storage/embedded-engine';
-import { RestartingEngine, StoppingEngine } from '../../../src/storage/restarting-engine';
-import { SessionMutex } from '../../../src/storage/session-mutex';
+import type { EngineResults } from '../../../src/storage/engine/embedded-engine';
+import { RestartingEngine, StoppingEngine } from '../../../src/storage/engine/restarting-engine';
+import { SessionMutex } from '../../../src/storage/engine/session-mutex';
 
 /** An engine that answers with its name until it is made to end. */
 class FakeEngine implements StoppingEngine {

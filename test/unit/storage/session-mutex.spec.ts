@@ -1,4 +1,4 @@
-import { SessionMutex } from '../../../src/storage/session-mutex';
+import { SessionMutex } from '../../../src/storage/engine/session-mutex';
 
 describe('SessionMutex', () => {
   it('lets one holder in at a time, in arrival order', async () => {

@@ -1,6 +1,6 @@
-import { compactionInterval } from '../../../src/storage/compactor';
-import { buildListQuery } from '../../../src/storage/list-query';
-import { commandOf } from '../../../src/storage/pglite-driver';
+import { compactionInterval } from '../../../src/storage/mvcc/compactor';
+import { buildListQuery } from '../../../src/storage/mvcc/list-query';
+import { commandOf } from '../../../src/storage/engine/pglite-driver';
 
 describe('commandOf', () => {
   it('names the leading keyword, past comments and whitespace', () => {

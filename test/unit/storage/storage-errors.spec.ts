@@ -1,5 +1,5 @@
 import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
-import { storageFailureOf } from '../../../src/storage/storage-errors';
+import { storageFailureOf } from '../../../src/storage/engine/storage-errors';
 
 function pgError(code: string, message = 'x'): Error {
   return Object.assign(new Error(message), { code });

@@ -1,4 +1,4 @@
-import { StoreWritability } from '../../../src/storage/store-writability';
+import { StoreWritability } from '../../../src/storage/engine/store-writability';
 
 function pgError(code: string): Error {
   return Object.assign(new Error(`driver words naming db-a:5432 (${code})`), { code });

@@ -1,6 +1,6 @@
 import { Change, LocalCommitListener } from './object-store';
-import { SqlQuery, SqlSession } from './sql-session';
-import { storageFailureOf } from './storage-errors';
+import { SqlQuery, SqlSession } from '../engine/sql-session';
+import { storageFailureOf } from '../engine/storage-errors';
 
 /**
  * A write's work inside the transaction: it takes the next revision (bumping the counter) and

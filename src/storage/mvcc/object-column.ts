@@ -1,4 +1,4 @@
-import { KubeObject } from '../apimachinery/types';
+import { KubeObject } from '../../apimachinery/types';
 
 /**
  * How objects go into the jsonb columns. A JSON string may carry NUL (`\u0000`) or half of

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ChangeFeed } from './change-feed';
-import { abortableSleep } from './leader-election';
-import { Change, RevisionCompactedError } from './object-store';
+import { abortableSleep } from '../leader/leader-election';
+import { Change, RevisionCompactedError } from '../mvcc/object-store';
 
 export interface ChangeFollowerOptions {
   /** Names the follower in log lines. */

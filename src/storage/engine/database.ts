@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ALL_MIGRATIONS } from '../../migrations';
+import { ALL_MIGRATIONS } from '../../../migrations';
 import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir-template';
 import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './change-notifier';
 import { DataDirLock } from './data-dir-lock';

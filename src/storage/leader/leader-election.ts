@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Client, ClientConfig } from 'pg';
 import type { DataSource } from 'typeorm';
-import type { Database } from './database';
-import type { SqlSession } from './sql-session';
+import type { Database } from '../engine/database';
+import type { SqlSession } from '../engine/sql-session';
 
 /**
  * Leader election for work exactly one replica may do (controllers). Whoever leads runs
@@ -131,16 +131,20 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-class AdvisoryLockElector implements LeaderElector {
-  private readonly logger = new Logger('LeaderElection');
-  private readonly stopping = new AbortController();
+/**
+ * What the two electors on PostgreSQL share: a campaign that tries to take (or keep) the lock
+ * or lease every retry interval until stopped, leading while it holds.
+ */
+abstract class CampaignElector implements LeaderElector {
+  protected readonly logger = new Logger('LeaderElection');
+  protected readonly stopping = new AbortController();
   private campaign: Promise<void> | null = null;
   private leadership: AbortController | null = null;
 
   constructor(
-    private readonly open: (config: ClientConfig) => Promise<Client>,
-    private readonly lockName: string,
-    private readonly timings: LeaderElectionTimings,
+    /** The lock's or lease's name. */
+    protected readonly name: string,
+    protected readonly timings: LeaderElectionTimings,
   ) {}
 
   start(lead: LeadFunction): Promise<boolean> {
@@ -158,66 +162,96 @@ class AdvisoryLockElector implements LeaderElector {
     await this.campaign;
   }
 
+  /** One try: says whether it leads (`firstAttempt`), then leads while it holds; resolves once it no longer does. */
+  protected abstract attempt(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void>;
+
   private async run(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void> {
     while (!this.stopping.signal.aborted) {
-      // A broken session emits 'error'; without a listener that would crash the process.
-      const broken = new AbortController();
-      let session: Client | null = null;
-      let acquired = false;
-      try {
-        session = await this.open({ query_timeout: this.timings.queryTimeoutMs, connectionTimeoutMillis: this.timings.queryTimeoutMs, keepAlive: true });
-        session.on('error', () => broken.abort());
-        session.on('end', () => broken.abort());
-        const res = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [this.lockName]);
-        acquired = res.rows[0]?.locked === true;
-      } catch (err) {
-        this.logger.warn(`leader election for ${this.lockName}: ${(err as Error).message}`);
-      }
-      // A stop that came while the lock was being taken: the lock is given back unused.
-      if (session && acquired && !this.stopping.signal.aborted) {
-        firstAttempt(true);
-        await this.leadWhileHeld(session, broken.signal, lead);
-      } else {
-        firstAttempt(false);
-      }
-      if (session) await this.release(session, acquired && !broken.signal.aborted);
+      await this.attempt(lead, firstAttempt);
       await abortableSleep(this.timings.retryIntervalMs, this.stopping.signal);
     }
     firstAttempt(false);
   }
 
-  /** Runs `lead` until the session breaks, a ping fails, or the elector stops. */
-  private async leadWhileHeld(session: Client, broken: AbortSignal, lead: LeadFunction): Promise<void> {
+  /**
+   * Runs `lead` until leadership ends: the elector stops, `broken` aborts, or `hold` (which
+   * resolves once the leadership signal has aborted) ends it. Resolves when the work has stopped.
+   */
+  protected async leadWhile(lead: LeadFunction, hold: (leadership: AbortController) => Promise<void>, broken?: AbortSignal): Promise<void> {
     const leadership = new AbortController();
     this.leadership = leadership;
     const endLeadership = () => leadership.abort();
-    broken.addEventListener('abort', endLeadership);
-    this.stopping.signal.addEventListener('abort', endLeadership);
+    const ends = [this.stopping.signal, ...(broken ? [broken] : [])];
+    for (const signal of ends) signal.addEventListener('abort', endLeadership);
     // An abort event that fired before the listeners were added would never reach them.
-    if (broken.aborted || this.stopping.signal.aborted) endLeadership();
-    this.logger.log(`became leader for ${this.lockName}`);
+    if (ends.some((signal) => signal.aborted)) endLeadership();
+    this.logger.log(`became leader for ${this.name}`);
     const leading = lead(leadership.signal).catch((err) => {
-      this.logger.error(`leader work for ${this.lockName} failed: ${(err as Error).message}`);
+      this.logger.error(`leader work for ${this.name} failed: ${(err as Error).message}`);
     });
-    while (!leadership.signal.aborted) {
-      await abortableSleep(this.timings.checkIntervalMs, leadership.signal);
-      if (leadership.signal.aborted) break;
-      try {
-        await session.query('SELECT 1');
-      } catch {
-        leadership.abort();
-      }
-    }
-    if (!this.stopping.signal.aborted) this.logger.warn(`lost leadership for ${this.lockName}`);
-    broken.removeEventListener('abort', endLeadership);
-    this.stopping.signal.removeEventListener('abort', endLeadership);
+    await hold(leadership);
+    for (const signal of ends) signal.removeEventListener('abort', endLeadership);
+    if (!this.stopping.signal.aborted) this.logger.warn(`lost leadership for ${this.name}`);
     await leading;
     this.leadership = null;
+  }
+}
+
+class AdvisoryLockElector extends CampaignElector {
+  constructor(
+    private readonly open: (config: ClientConfig) => Promise<Client>,
+    lockName: string,
+    timings: LeaderElectionTimings,
+  ) {
+    super(lockName, timings);
+  }
+
+  protected async attempt(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void> {
+    // A broken session emits 'error'; without a listener that would crash the process.
+    const broken = new AbortController();
+    let session: Client | null = null;
+    let acquired = false;
+    try {
+      session = await this.open({ query_timeout: this.timings.queryTimeoutMs, connectionTimeoutMillis: this.timings.queryTimeoutMs, keepAlive: true });
+      session.on('error', () => broken.abort());
+      session.on('end', () => broken.abort());
+      const res = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [this.name]);
+      acquired = res.rows[0]?.locked === true;
+    } catch (err) {
+      this.logger.warn(`leader election for ${this.name}: ${(err as Error).message}`);
+    }
+    // A stop that came while the lock was being taken: the lock is given back unused.
+    if (session && acquired && !this.stopping.signal.aborted) {
+      firstAttempt(true);
+      await this.leadWhileHeld(session, broken.signal, lead);
+    } else {
+      firstAttempt(false);
+    }
+    if (session) await this.release(session, acquired && !broken.signal.aborted);
+  }
+
+  /** Runs `lead` until the session breaks, a ping fails, or the elector stops. */
+  private leadWhileHeld(session: Client, broken: AbortSignal, lead: LeadFunction): Promise<void> {
+    return this.leadWhile(
+      lead,
+      async (leadership) => {
+        while (!leadership.signal.aborted) {
+          await abortableSleep(this.timings.checkIntervalMs, leadership.signal);
+          if (leadership.signal.aborted) break;
+          try {
+            await session.query('SELECT 1');
+          } catch {
+            leadership.abort();
+          }
+        }
+      },
+      broken,
+    );
   }
 
   /** Unlocking first lets a waiting replica take over at its next attempt rather than after a timeout. */
   private async release(session: Client, unlock: boolean): Promise<void> {
-    if (unlock) await session.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockName]).catch(() => undefined);
+    if (unlock) await session.query('SELECT pg_advisory_unlock(hashtext($1))', [this.name]).catch(() => undefined);
     // A session the server already terminated may never report its end: do not wait forever.
     const ended = session.end().catch(() => undefined);
     const gaveUp = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.timings.queryTimeoutMs).unref());
@@ -251,50 +285,28 @@ function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A lease row in the database, for connections without sessions (see the top of this file). */
-class LeaseElector implements LeaderElector {
-  private readonly logger = new Logger('LeaderElection');
-  private readonly stopping = new AbortController();
-  private campaign: Promise<void> | null = null;
-  private leadership: AbortController | null = null;
+class LeaseElector extends CampaignElector {
   private failing = false;
 
   constructor(
     private readonly sql: SqlSession,
-    private readonly name: string,
+    name: string,
     private readonly holder: string,
-    private readonly timings: LeaderElectionTimings,
+    timings: LeaderElectionTimings,
   ) {
+    super(name, timings);
     if (timings.renewDeadlineMs >= timings.leaseDurationMs) throw new Error('the renew deadline must be shorter than the lease');
   }
 
-  start(lead: LeadFunction): Promise<boolean> {
-    return new Promise((firstAttempt) => {
-      this.campaign = this.run(lead, firstAttempt);
-    });
-  }
-
-  isLeader(): boolean {
-    return this.leadership !== null && !this.leadership.signal.aborted;
-  }
-
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.campaign;
-  }
-
-  private async run(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void> {
-    while (!this.stopping.signal.aborted) {
-      const askedAt = performance.now();
-      const held = await this.tryAcquire();
-      if (held && !this.stopping.signal.aborted) {
-        firstAttempt(true);
-        await this.leadWhileRenewed(askedAt, lead);
-      } else {
-        firstAttempt(false);
-      }
-      await abortableSleep(this.timings.retryIntervalMs, this.stopping.signal);
+  protected async attempt(lead: LeadFunction, firstAttempt: (leading: boolean) => void): Promise<void> {
+    const askedAt = performance.now();
+    const held = await this.tryAcquire();
+    if (held && !this.stopping.signal.aborted) {
+      firstAttempt(true);
+      await this.leadWhileRenewed(askedAt, lead);
+    } else {
+      firstAttempt(false);
     }
-    firstAttempt(false);
   }
 
   /** Whether this elector holds the lease after one attempt to take or renew it (false when the store did not answer). */
@@ -318,37 +330,27 @@ class LeaseElector implements LeaderElector {
    * set the expiry from its own clock, so the expiry is later than this deadline).
    */
   private async leadWhileRenewed(askedAt: number, lead: LeadFunction): Promise<void> {
-    const leadership = new AbortController();
-    this.leadership = leadership;
-    const endLeadership = () => leadership.abort();
-    this.stopping.signal.addEventListener('abort', endLeadership);
-    if (this.stopping.signal.aborted) endLeadership();
-    let deadline: NodeJS.Timeout | undefined;
-    const renewedAt = (at: number) => {
+    await this.leadWhile(lead, async (leadership) => {
+      const endLeadership = () => leadership.abort();
+      let deadline: NodeJS.Timeout | undefined;
+      const renewedAt = (at: number) => {
+        clearTimeout(deadline);
+        deadline = setTimeout(endLeadership, Math.max(0, at + this.timings.renewDeadlineMs - performance.now()));
+        deadline.unref();
+      };
+      renewedAt(askedAt);
+      while (!leadership.signal.aborted) {
+        await abortableSleep(this.timings.retryIntervalMs, leadership.signal);
+        if (leadership.signal.aborted) break;
+        const asked = performance.now();
+        const held = await this.tryAcquire();
+        if (leadership.signal.aborted) break;
+        if (held) renewedAt(asked);
+        // Someone else holds it: it expired before this renewal (this elector stopped leading at its deadline already).
+        else if (!this.failing) endLeadership();
+      }
       clearTimeout(deadline);
-      deadline = setTimeout(endLeadership, Math.max(0, at + this.timings.renewDeadlineMs - performance.now()));
-      deadline.unref();
-    };
-    renewedAt(askedAt);
-    this.logger.log(`became leader for ${this.name}`);
-    const leading = lead(leadership.signal).catch((err) => {
-      this.logger.error(`leader work for ${this.name} failed: ${(err as Error).message}`);
     });
-    while (!leadership.signal.aborted) {
-      await abortableSleep(this.timings.retryIntervalMs, leadership.signal);
-      if (leadership.signal.aborted) break;
-      const asked = performance.now();
-      const held = await this.tryAcquire();
-      if (leadership.signal.aborted) break;
-      if (held) renewedAt(asked);
-      // Someone else holds it: it expired before this renewal (this elector stopped leading at its deadline already).
-      else if (!this.failing) endLeadership();
-    }
-    clearTimeout(deadline);
-    this.stopping.signal.removeEventListener('abort', endLeadership);
-    if (!this.stopping.signal.aborted) this.logger.warn(`lost leadership for ${this.name}`);
-    await leading;
-    this.leadership = null;
     // Only once the work has stopped may another replica start it.
     if (this.stopping.signal.aborted) await withinMs(this.sql.query(RELEASE_LEASE, [this.name, this.holder]), this.timings.queryTimeoutMs).catch(() => undefined);
   }

@@ -1,4 +1,4 @@
-import { recordDiskFullWrite } from '../metrics/storage-metrics';
+import { recordDiskFullWrite } from '../../metrics/storage-metrics';
 
 /**
  * How long a write refused for a full disk keeps `/readyz` failing. Nothing short of a write

@@ -50,7 +50,7 @@ export async function ensureTemplate(build: TemplateBuild): Promise<boolean> {
   }
 }
 
-// `node dist/src/storage/build-template.js <template dir> <migrations dir>`, after the TypeScript
+// `node dist/src/storage/engine/build-template.js <template dir> <migrations dir>`, after the TypeScript
 // build (npm run build, the Dockerfile's build stage).
 if (require.main === module) {
   const [dir, migrationsDir] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ALL_MIGRATIONS } from '../../migrations';
+import { ALL_MIGRATIONS } from '../../../migrations';
 
 /**
  * A template of the embedded store's database directory, made once at build time: a directory
@@ -28,7 +28,7 @@ export const TEMPLATE_DATA = 'data';
 const FORMAT = '1';
 
 /** The template built with the server: dist/db-template next to the compiled dist/src. */
-export const BUILT_TEMPLATE_DIR = join(__dirname, '..', '..', 'db-template');
+export const BUILT_TEMPLATE_DIR = join(__dirname, '..', '..', '..', 'db-template');
 
 /** The installed PGlite's version (its package.json, found from the module's entry point). */
 export function pgliteVersion(): string {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { withinTimeout } from '../health/health-checks';
+import { withinTimeout } from '../../health/health-checks';
 import { storageFailureOf } from './storage-errors';
 import { DISK_FULL_REASON } from './store-disk-space';
 

@@ -172,7 +172,7 @@ function startParams(defaults: readonly string[], durable: boolean, sharedBuffer
     '-c',
     `shared_buffers=${Math.floor(sharedBuffersBytes / 1024)}kB`,
     // The engine's memory never shrinks, and the store vacuums and analyzes after compactions
-    // (mvcc-store.ts): an ANALYZE holds 300 x this many sample rows (30,000 at the default of
+    // (src/storage/mvcc/mvcc-store.ts): an ANALYZE holds 300 x this many sample rows (30,000 at the default of
     // 100: ~30 MiB of objects), a VACUUM up to maintenance_work_mem (64MB by default).
     '-c',
     'default_statistics_target=10',

@@ -9,7 +9,7 @@ import type { SqlSession } from './sql-session';
  * (its notifications reach nobody: PgBouncer lists LISTEN as unsupported there) and a session
  * advisory lock stays with a server connection that other clients then use (two "holders").
  * The server then polls the change log instead of waiting for NOTIFYs and elects leaders with a
- * lease row (leader-election.ts).
+ * lease row (src/storage/leader/leader-election.ts).
  */
 export interface SessionFeatures {
   /** A NOTIFY sent from another session reached a listening one. */

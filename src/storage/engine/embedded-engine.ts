@@ -1,7 +1,6 @@
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { recordEmbeddedCall, recordEmbeddedFsync } from '../metrics/storage-metrics';
+import { spawnModuleThread } from '../../apimachinery/module-thread';
+import { recordEmbeddedCall, recordEmbeddedFsync } from '../../metrics/storage-metrics';
 import { endsTheEngine, engineEndedError, EngineErrorFields, PGliteDatabaseError } from './engine-errors';
 import type { PGliteSettings } from './pglite-loader';
 
@@ -81,44 +80,9 @@ function parseJsonColumns<T>(result: EngineResults<T>): EngineResults<T> {
  */
 const ENGINE_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
-/**
- * The thread's module: the built JavaScript beside this file, or, when running from the
- * TypeScript sources (the tests), the sources compiled as the thread loads them. Compiled
- * modules are kept in the temporary directory by their contents, so only the first thread
- * after a change loads the compiler (a third of a second).
- */
+/** The engine's thread, running embedded-engine.worker.ts. */
 function spawnEngineThread(data: EngineThreadData): Worker {
-  if (extname(__filename) !== '.ts') return new Worker(join(__dirname, 'embedded-engine.worker.js'), { workerData: data, resourceLimits: ENGINE_THREAD_LIMITS });
-  const loader = `
-    const { workerData, threadId } = require('node:worker_threads');
-    const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
-    const { createHash } = require('node:crypto');
-    const { join } = require('node:path');
-    let ts;
-    require.extensions['.ts'] = (module, filename) => {
-      const source = readFileSync(filename, 'utf8');
-      const compiled = join(workerData.compiledDir, createHash('sha256').update(filename).update(source).digest('hex') + '.js');
-      let code;
-      try {
-        code = readFileSync(compiled, 'utf8');
-      } catch {
-        ts ??= require(workerData.typescript);
-        const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
-        code = ts.transpileModule(source, { fileName: filename, compilerOptions: options }).outputText;
-        mkdirSync(workerData.compiledDir, { recursive: true });
-        writeFileSync(compiled + '.' + process.pid + '.' + threadId, code);
-        renameSync(compiled + '.' + process.pid + '.' + threadId, compiled);
-      }
-      module._compile(code, filename);
-    };
-    require(workerData.entry);
-  `;
-  const sources = {
-    typescript: require.resolve('typescript'),
-    entry: join(__dirname, 'embedded-engine.worker.ts'),
-    compiledDir: join(tmpdir(), 'platform-authz-engine-thread'),
-  };
-  return new Worker(loader, { eval: true, workerData: { ...data, ...sources }, resourceLimits: ENGINE_THREAD_LIMITS });
+  return spawnModuleThread(__dirname, 'embedded-engine.worker', { workerData: data, resourceLimits: ENGINE_THREAD_LIMITS });
 }
 
 interface Pending {

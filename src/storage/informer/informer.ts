@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { KubeObject } from '../apimachinery/types';
-import { ChangeFeed } from './change-feed';
-import { ChangeFollower } from './change-follower';
-import { Change, ObjectStore } from './object-store';
+import { KubeObject } from '../../apimachinery/types';
+import { ChangeFeed } from '../changefeed/change-feed';
+import { ChangeFollower } from '../changefeed/change-follower';
+import { Change, ObjectStore } from '../mvcc/object-store';
 
 /**
  * Callbacks of an informer, as client-go's ResourceEventHandler. Objects are the cache's

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { KubeObject } from '../apimachinery/types';
-import { CHANGES_CHANNEL } from './change-notifier';
+import { KubeObject } from '../../apimachinery/types';
+import { CHANGES_CHANNEL } from '../engine/change-notifier';
 import { buildListQuery } from './list-query';
 import {
   Change,
@@ -22,11 +22,11 @@ import {
   WritePreconditions,
 } from './object-store';
 import { fromColumn, toColumn } from './object-column';
-import { dataSourceSession, SqlQuery, SqlSession } from './sql-session';
+import { dataSourceSession, SqlQuery, SqlSession } from '../engine/sql-session';
 import { GroupCommit, RevisionedWrite } from './group-commit';
-import type { Database } from './database';
-import { storageFailureOf } from './storage-errors';
-import type { StoreDiskSpace } from './store-disk-space';
+import type { Database } from '../engine/database';
+import { storageFailureOf } from '../engine/storage-errors';
+import type { StoreDiskSpace } from '../engine/store-disk-space';
 
 type Op = 'create' | 'update' | 'delete';
 

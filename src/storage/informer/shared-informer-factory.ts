@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Optional } from '@nestjs/common';
-import { KubeObject } from '../apimachinery/types';
-import { ChangeFeed } from './change-feed';
-import { ChangeFeedService } from './change-feed.service';
+import { KubeObject } from '../../apimachinery/types';
+import { ChangeFeed } from '../changefeed/change-feed';
+import { ChangeFeedService } from '../changefeed/change-feed.service';
 import { Informer, InformerOptions } from './informer';
-import { OBJECT_STORE, ObjectStore } from './object-store';
+import { OBJECT_STORE, ObjectStore } from '../mvcc/object-store';
 
 /** Options for every informer of the factory (tests shorten the waits); none in the server. */
 export const INFORMER_OPTIONS = Symbol('INFORMER_OPTIONS');

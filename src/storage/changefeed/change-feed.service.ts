@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
-import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { OBJECT_STORE, ObjectStore } from './object-store';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { OBJECT_STORE, ObjectStore } from '../mvcc/object-store';
 import { CHANGE_WAKEUPS, ChangeFeed, WakeupSource } from './change-feed';
-import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../metrics/watch-metrics';
+import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../../metrics/watch-metrics';
 
 /** An open watch as the feed tracks it (the API layer's watch stream). */
 export interface ServedWatch {

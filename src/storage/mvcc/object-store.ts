@@ -1,5 +1,5 @@
-import type { ObjectKey } from '../apimachinery/store-key';
-import { KubeObject } from '../apimachinery/types';
+import type { ObjectKey } from '../../apimachinery/store-key';
+import { KubeObject } from '../../apimachinery/types';
 
 /**
  * The store the generic resource layer talks to: an MVCC log in the spirit of etcd.
@@ -9,7 +9,7 @@ import { KubeObject } from '../apimachinery/types';
  * strings (they are int8 in PostgreSQL and may pass 2^53 in theory).
  */
 
-export type { ObjectKey } from '../apimachinery/store-key';
+export type { ObjectKey } from '../../apimachinery/store-key';
 
 export interface StoredObject {
   key: ObjectKey;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../config/options';
-import { Change, LocalCommitListener, ObjectStore, RevisionCompactedError } from './object-store';
+import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../../config/options';
+import { Change, LocalCommitListener, ObjectStore, RevisionCompactedError } from '../mvcc/object-store';
 
 /**
  * Something that calls back when a writer committed (LISTEN/NOTIFY), with the revision when
