@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
 import { TokenCache } from './strategy/token-cache';
 import type { Request } from 'express';
@@ -125,16 +126,18 @@ export class Authenticator {
   constructor(
     @Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings,
     @Optional() feed?: ChangeFeedService,
+    /** What certificate validity and cached successes are checked against. */
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
-    if (feed && settings.tokenCacheTtlMs) this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision());
+    if (feed && settings.tokenCacheTtlMs) this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision(), clock);
     // kube's order: the authenticating proxy, client certificates, then the token methods.
     if (settings.requestHeader) {
-      this.requestHeader = new RequestHeaderStrategy(settings.requestHeader);
+      this.requestHeader = new RequestHeaderStrategy(settings.requestHeader, clock);
       this.use(this.requestHeader);
       // The TLS layer then also trusts the proxies' authority, which names no user.
-      this.x509 = new X509Strategy(certificatesOf((settings.clientCaPems ?? []).join('\n')));
+      this.x509 = new X509Strategy(certificatesOf((settings.clientCaPems ?? []).join('\n')), clock);
     } else {
-      this.x509 = new X509Strategy();
+      this.x509 = new X509Strategy(undefined, clock);
     }
     this.use(this.x509);
     if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
@@ -176,7 +179,7 @@ export class Authenticator {
    */
   authenticate(req: Request): UserInfo | Promise<UserInfo> {
     const known = this.connectionUsers.get(req.socket);
-    if (known && Date.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
+    if (known && this.clock.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     return this.authenticateByMethods(req);
   }
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { ApiModule } from '../endpoints/api.module';
 import { FiltersModule } from '../endpoints/filters/filters.module';
 import { CREATE_PERMISSION_CHECK } from '../registry/generic/generic-storage.factory';
@@ -39,9 +40,11 @@ import { StorageModule } from '../storage/storage.module';
 /** Everything the server consists of, wired for one loaded configuration and an open store. */
 @Module({})
 export class AppModule {
-  static forRoot(configuration: ServerConfiguration, db: Database): DynamicModule {
+  static forRoot(configuration: ServerConfiguration, db: Database, clock: Clock = systemClock): DynamicModule {
     const { options } = configuration;
     const configured = [
+      // Where every time-dependent decision reads the time (tests move it instead of waiting).
+      { provide: CLOCK, useValue: clock },
       { provide: SERVER_OPTIONS, useValue: options },
       { provide: AUTHENTICATION_SETTINGS, useValue: configuration.authentication },
       { provide: STARTUP_JWT_AUTHENTICATION, useValue: configuration.jwtAuthentication },

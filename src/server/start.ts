@@ -5,6 +5,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
+import { Clock } from '../apimachinery/clock';
 import { parseRelease } from '../apimachinery/release';
 import { metricsCatalog } from '../metrics/registry';
 import { FlagError } from '../config/flags';
@@ -53,6 +54,8 @@ export interface StartHooks {
   logLevels?: LogLevel[];
   /** Test-only storage settings (template database, isolated schema). */
   storage?: StorageTestHooks;
+  /** The clock time-dependent decisions read (tests move it); the system's by default. */
+  clock?: Clock;
 }
 
 /** The host part of the URL written into the kubeconfig for a bind address. */
@@ -125,7 +128,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       `https://${urlHost(options.bindAddress)}:${port}`,
       material.caCertPem,
     );
-    app = await NestFactory.create(AppModule.forRoot(configuration, db), {
+    app = await NestFactory.create(AppModule.forRoot(configuration, db, hooks.clock), {
       httpsOptions: {
         key: material.servingKeyPem,
         cert: material.servingCertPem,

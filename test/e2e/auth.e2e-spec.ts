@@ -4,6 +4,7 @@ import * as https from 'node:https';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certificates';
 import { ANONYMOUS_WITH_ALWAYS_ALLOW } from '../../src/server/configuration';
+import { TestClock } from '../support/test-clock';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
 
@@ -15,10 +16,11 @@ function tokenFile(dir: string): string {
 
 describe('authentication and the authorizer chain (AlwaysDeny)', () => {
   let server: TestServer;
+  const clock = new TestClock();
 
   beforeAll(async () => {
     const dir = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'tokens-'));
-    server = await startTestServer({ options: { authorizationModes: ['AlwaysDeny'], tokenAuthFile: tokenFile(dir) } });
+    server = await startTestServer({ options: { authorizationModes: ['AlwaysDeny'], tokenAuthFile: tokenFile(dir) }, clock });
   });
   afterAll(async () => {
     await server?.close();
@@ -69,8 +71,8 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
 
   it('stops accepting a client certificate that expires while its connection stays open', async () => {
     const m = server.running.material;
-    // Valid for about 3 s (X.509 times are whole seconds).
-    const shortLived = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'short-lived', ['system:masters'], 3 / 86_400);
+    // Valid for an hour: the TLS handshake (real time) accepts it, then the server's clock passes its end.
+    const shortLived = issueClientCertificate(m.clientCaPems[0], m.caKeyPem!, 'short-lived', ['system:masters'], 1 / 24);
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: m.caCertPem, cert: shortLived.certPem, key: shortLived.keyPem });
     const get = () =>
       new Promise<{ status: number; reused: boolean; body: any }>((resolve, reject) => {
@@ -85,7 +87,7 @@ describe('authentication and the authorizer chain (AlwaysDeny)', () => {
     try {
       expect((await get()).status).toBe(200);
       const notAfter = Date.parse(new crypto.X509Certificate(shortLived.certPem).validTo);
-      await new Promise((r) => setTimeout(r, Math.max(0, notAfter - Date.now()) + 1100));
+      clock.advance(notAfter - clock.now() + 1000);
       const late = await get();
       expect(late.reused).toBe(true);
       expect(late.status).toBe(401);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/storage/engine/database';
 import { DATABASE } from '../../src/storage/storage.module';
 import { DISK_FULL_REPORT_MS } from '../../src/storage/engine/store-disk-space';
+import { watchFailedEngineStarts } from '../support/engine-restarts';
 import { eventually } from '../support/eventually';
 import { mountSmallFilesystem, SmallFilesystem, smallFilesystemUnavailable } from '../support/small-filesystem';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -98,13 +99,14 @@ const unavailable = smallFilesystemUnavailable();
     // The next commit needs a new 16 MiB segment of the write-ahead log, which no longer fits.
     await server.running.app.get<Database>(DATABASE).sql.query('SELECT pg_switch_wal()');
 
+    const failedStarts = watchFailedEngineStarts();
     const refused = await server.admin.post(CONFIGMAPS, configMap('log-full'));
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual(DISK_FULL_STATUS);
     expect(refused.headers['retry-after']).toBe('1');
     // The engine cannot start again while the disk is full: writes keep failing with the cause
     // after the first attempts to start it (0.5 s, then 1 s later), not only until then.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await eventually(() => expect(failedStarts.count()).toBeGreaterThanOrEqual(2), 10_000, 50).finally(() => failedStarts.stop());
     const again = await server.admin.post(CONFIGMAPS, configMap('log-full-again'));
     expect([again.status, again.body.message]).toEqual([503, DISK_FULL_STATUS.message]);
     const ready = await server.anonymous.get('/readyz?verbose');

@@ -15,6 +15,7 @@ import {
   isStorableKey,
   isStorableKeyPart,
 } from '../../src/storage/mvcc/object-store';
+import { Clock, systemClock } from '../../src/apimachinery/clock';
 import { KubeObject } from '../../src/apimachinery/types';
 
 /**
@@ -30,6 +31,9 @@ export class MemoryStore implements ObjectStore {
   /** When each log row was written (ms), by revision: compaction keeps a time window. */
   private readonly writtenAt = new Map<string, number>();
   private current = new Map<string, StoredObject>();
+
+  /** `clock`: when rows are written, for compaction's time window (tests move it instead of waiting). */
+  constructor(private readonly clock: Clock = systemClock) {}
 
   private id(k: ObjectKey) {
     return `${k.resource}\u0000${k.namespace}\u0000${k.name}`;
@@ -92,7 +96,7 @@ export class MemoryStore implements ObjectStore {
     const stamped = this.stamp(object, this.revision);
     const bytes = JSON.stringify(stamped).length + (previous ? JSON.stringify(previous).length : 0);
     this.log.push({ type, key, revision: this.revision.toString(), object: stamped, ...(previous ? { previous } : {}), bytes });
-    this.writtenAt.set(this.revision.toString(), Date.now());
+    this.writtenAt.set(this.revision.toString(), this.clock.now());
     const stored = { key, revision: this.revision.toString(), object: stamped };
     if (type === 'DELETED') this.current.delete(this.id(key));
     else this.current.set(this.id(key), stored);
@@ -143,7 +147,7 @@ export class MemoryStore implements ObjectStore {
       this.compacted = this.revision;
       return { removedRows, compactedRevision: this.compacted.toString() };
     }
-    const cutoff = Date.now() - Math.max(0, Math.floor(olderThanMs));
+    const cutoff = this.clock.now() - Math.max(0, Math.floor(olderThanMs));
     const inWindow = this.log.find((c) => (this.writtenAt.get(c.revision) ?? 0) > cutoff);
     const horizon = inWindow ? BigInt(inWindow.revision) - 1n : this.revision;
     if (this.swept >= horizon) return { removedRows: 0, compactedRevision: this.compacted.toString() };

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropTestSchema, newTestSchema } from './db';
+import { Clock } from '../../src/apimachinery/clock';
 import { defaultOptions, ServerOptions } from '../../src/config/options';
 import { issueClientCertificate } from '../../src/server/certificates';
 import { RunningServer, startServer } from '../../src/server/start';
@@ -34,6 +35,8 @@ export interface TestServerOptions {
   databaseUrl?: string;
   /** The embedded store whatever DATABASE_URL says (tests of the embedded engine itself). */
   embedded?: boolean;
+  /** The clock the server's time-dependent decisions read (a TestClock, moved instead of waited for). */
+  clock?: Clock;
 }
 
 /**
@@ -89,6 +92,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     running = await startServer(options, {
       logLevels: ['error', 'fatal'],
       storage: { schema, template: freshEmbedded ? templatePath() : undefined },
+      clock: opts.clock,
     });
   } catch (err) {
     // A server that fails to start (tests of start-up errors) leaves nothing behind either.

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+import { Clock, systemClock } from '../../apimachinery/clock';
 import { setOwn } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { certificatesOf, chainsTo } from '../strategy/certificate-chain';
@@ -111,7 +112,10 @@ export class RequestHeaderStrategy extends AuthenticationStrategy {
   private readonly authorities: X509Certificate[];
   private readonly verdicts = new WeakMap<TLSSocket, ProxyVerdict>();
 
-  constructor(private readonly settings: RequestHeaderSettings) {
+  constructor(
+    private readonly settings: RequestHeaderSettings,
+    private readonly clock: Clock = systemClock,
+  ) {
     super();
     this.authorities = certificatesOf(settings.clientCaPem);
   }
@@ -120,7 +124,7 @@ export class RequestHeaderStrategy extends AuthenticationStrategy {
     const verdict = this.verdict(req.socket as TLSSocket);
     if (verdict === null) return this.pass();
     if (!verdict.trusted) return this.fail(verdict.reason, 401);
-    if (Date.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
+    if (this.clock.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
     const user = userFromHeaders(req.headersDistinct, this.settings);
     if (!user) return this.pass();
     this.success(user);

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { Clock, systemClock } from '../../apimachinery/clock';
+import { TtlCache } from '../../apimachinery/ttl-cache';
 import { UserInfo } from '../../apimachinery/user-info';
 
 /** kube-apiserver caches successful token authentications for 10 s (TokenSuccessCacheTTL). */
@@ -9,7 +11,6 @@ interface Entry {
   user: UserInfo;
   /** The store revision this process had read when the token was checked. */
   revision: string;
-  until: number;
 }
 
 /**
@@ -19,12 +20,15 @@ interface Entry {
  * Secret takes effect as soon as this process has read the change), and for at most the TTL.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: TtlCache<Entry>;
 
   constructor(
     private readonly ttlMs: number,
     private readonly revision: () => string,
-  ) {}
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.entries = new TtlCache(MAX_ENTRIES, clock);
+  }
 
   private static key(token: string): string {
     return createHash('sha256').update(token).digest('base64');
@@ -39,16 +43,16 @@ export class TokenCache {
     const key = TokenCache.key(token);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.revision !== this.revision() || Date.now() > entry.until) {
+    if (entry.revision !== this.revision()) {
       this.entries.delete(key);
       return undefined;
     }
     return { ...entry.user, groups: [...entry.user.groups] };
   }
 
+  /** Kept for the TTL, and never past `notAfter` (when the credential itself expires). */
   set(token: string, user: UserInfo, revision: string, notAfter?: number): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    const until = Math.min(Date.now() + this.ttlMs, notAfter ?? Infinity);
-    this.entries.set(TokenCache.key(token), { user: { ...user, groups: [...user.groups] }, revision, until });
+    const ttlMs = notAfter === undefined ? this.ttlMs : Math.min(this.ttlMs, notAfter - this.clock.now());
+    this.entries.set(TokenCache.key(token), { user: { ...user, groups: [...user.groups] }, revision }, ttlMs);
   }
 }

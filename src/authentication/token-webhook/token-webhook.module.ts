@@ -1,4 +1,5 @@
 import { Inject, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Clock, CLOCK } from '../../apimachinery/clock';
 import { AuthenticationModule } from '../authentication.module';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings, Authenticator } from '../authenticator';
 import { ServiceAccountTokens } from '../serviceaccount/service-account-tokens';
@@ -18,6 +19,7 @@ export class TokenWebhookModule implements OnModuleInit, OnModuleDestroy {
     private readonly authenticator: Authenticator,
     private readonly serviceAccountTokens: ServiceAccountTokens,
     @Inject(AUTHENTICATION_SETTINGS) private readonly settings: AuthenticationSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -28,6 +30,7 @@ export class TokenWebhookModule implements OnModuleInit, OnModuleDestroy {
       version: webhook.version,
       cacheTtlMs: webhook.cacheTtlMs,
       apiAudiences: this.serviceAccountTokens.settings.apiAudiences,
+      clock: this.clock,
     });
     this.authenticator.register(this.strategy);
   }

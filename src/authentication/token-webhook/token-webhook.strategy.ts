@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthenticationStrategy, requestedAudiences, setAuthenticatedAudiences } from '../strategy/authentication-strategy';
 import { bearerToken } from '../strategy/bearer-token';
-import { ExpiringLruCache } from '../../webhook-client/expiring-lru-cache';
+import { Clock } from '../../apimachinery/clock';
+import { TtlCache } from '../../apimachinery/ttl-cache';
 import { WebhookTransport } from '../../webhook-client/webhook-transport';
 import { parseTokenReviewResponse, tokenReviewBody, TokenReviewVersionName } from './token-review';
 
@@ -23,7 +24,8 @@ export interface TokenWebhookStrategyOptions {
   /** The API's audiences: asked for when a request names none, assumed when the webhook names none. */
   apiAudiences: string[];
   timeoutMs?: number;
-  now?: () => number;
+  /** The clock of the answer cache (tests move it). */
+  clock?: Clock;
 }
 
 /** The requested audiences the webhook granted (its status names them, or it means the API's own). */
@@ -41,11 +43,11 @@ function grantedAudiences(wanted: readonly string[], answered: readonly string[]
 export class TokenWebhookStrategy extends AuthenticationStrategy {
   readonly name = 'webhook-token';
   private readonly logger = new Logger('TokenWebhookAuthenticator');
-  private readonly cache: ExpiringLruCache<Verdict>;
+  private readonly cache: TtlCache<Verdict>;
 
   constructor(private readonly options: TokenWebhookStrategyOptions) {
     super();
-    this.cache = new ExpiringLruCache(CACHE_CAPACITY, options.now);
+    this.cache = new TtlCache(CACHE_CAPACITY, options.clock);
   }
 
   authenticate(req: Request): void {

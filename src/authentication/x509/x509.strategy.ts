@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+import { Clock, systemClock } from '../../apimachinery/clock';
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthenticationStrategy } from '../strategy/authentication-strategy';
 import { CERTIFICATE_EXPIRED, chainsTo } from '../strategy/certificate-chain';
@@ -25,9 +26,13 @@ export class X509Strategy extends AuthenticationStrategy {
 
   /**
    * `clientAuthorities`: when the TLS layer also trusts other authorities (an authenticating
-   * proxy's), only a certificate chaining to one of these names a user.
+   * proxy's), only a certificate chaining to one of these names a user. `clock`: what a
+   * certificate's expiry is checked against.
    */
-  constructor(private readonly clientAuthorities?: X509Certificate[]) {
+  constructor(
+    private readonly clientAuthorities?: X509Certificate[],
+    private readonly clock: Clock = systemClock,
+  ) {
     super();
   }
 
@@ -41,7 +46,7 @@ export class X509Strategy extends AuthenticationStrategy {
     }
     if (verdict === null) return this.pass();
     if ('refused' in verdict) return this.fail(verdict.refused, 401);
-    if (Date.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
+    if (this.clock.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
     this.success({ ...verdict.user, groups: [...verdict.user.groups] });
   }
 

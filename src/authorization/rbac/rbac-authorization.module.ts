@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { CLOCK, systemClock } from '../../apimachinery/clock';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
 import { RbacAuthorizer } from './rbac-authorizer';
@@ -14,8 +13,8 @@ import { RbacIndex } from './rbac-index.service';
  */
 @Module({
   imports: [AuthorizationModule],
-  providers: [RbacIndex, { provide: CLOCK, useValue: systemClock }],
-  exports: [RbacIndex, CLOCK],
+  providers: [RbacIndex],
+  exports: [RbacIndex],
 })
 export class RbacAuthorizationModule {
   constructor(factories: AuthorizerFactories, index: RbacIndex) {

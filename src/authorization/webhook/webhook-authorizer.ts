@@ -7,7 +7,8 @@ import {
 } from '../../metrics/authorization-metrics';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../authorizer';
 import { FailurePolicy } from './webhook-configuration';
-import { ExpiringLruCache } from '../../webhook-client/expiring-lru-cache';
+import { Clock } from '../../apimachinery/clock';
+import { TtlCache } from '../../apimachinery/ttl-cache';
 import { MatchConditionError, MatchConditions } from './match-conditions';
 import { reviewSpecFor, SubjectAccessReviewSpec, SubjectAccessReviewStatus, wireSpec } from './subject-access-review';
 
@@ -38,7 +39,7 @@ export interface WebhookAuthorizerOptions {
   failurePolicy: FailurePolicy;
   matchConditions?: MatchConditions;
   /** The clock of the answer cache (tests move it). */
-  now?: () => number;
+  clock?: Clock;
 }
 
 function shouldCache(attrs: AuthorizationAttributes): boolean {
@@ -63,11 +64,11 @@ export class WebhookAuthorizer implements Authorizer {
   readonly type = 'Webhook';
   readonly name: string;
   private readonly logger = new Logger('WebhookAuthorizer');
-  private readonly cache: ExpiringLruCache<SubjectAccessReviewStatus>;
+  private readonly cache: TtlCache<SubjectAccessReviewStatus>;
 
   constructor(private readonly options: WebhookAuthorizerOptions) {
     this.name = options.name;
-    this.cache = new ExpiringLruCache(CACHE_CAPACITY, options.now);
+    this.cache = new TtlCache(CACHE_CAPACITY, options.clock);
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {

@@ -1,3 +1,4 @@
+import { Clock } from '../../apimachinery/clock';
 import { recordWebhookEvaluation } from '../../metrics/authorization-metrics';
 import { FailurePolicy, WebhookConfiguration } from './webhook-configuration';
 import { HttpSubjectAccessReviewer } from './http-reviewer';
@@ -11,6 +12,8 @@ export interface WebhookFactoryOptions {
   /** AuthorizeWithSelectors: match conditions may read `fieldSelector`/`labelSelector`. */
   withSelectors: boolean;
   retryBackoff?: RetryBackoff;
+  /** The clock of the answer cache. */
+  clock?: Clock;
 }
 
 /**
@@ -37,5 +40,6 @@ export async function createWebhookAuthorizer(name: string, webhook: WebhookConf
     unauthorizedTTLMs: webhook.cacheUnauthorizedRequests ? webhook.unauthorizedTTLMs : 0,
     failurePolicy: webhook.failurePolicy as FailurePolicy,
     matchConditions,
+    clock: options.clock,
   });
 }

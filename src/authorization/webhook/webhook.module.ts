@@ -1,4 +1,5 @@
 import { Inject, Module } from '@nestjs/common';
+import { Clock, CLOCK } from '../../apimachinery/clock';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizationModule } from '../authorization.module';
 import { AuthorizerFactories } from '../authorizer-factories';
@@ -11,12 +12,13 @@ import { createWebhookAuthorizer } from './webhook-factory';
  */
 @Module({ imports: [AuthorizationModule] })
 export class WebhookAuthorizationModule {
-  constructor(factories: AuthorizerFactories, @Inject(SERVER_OPTIONS) options: ServerOptions) {
+  constructor(factories: AuthorizerFactories, @Inject(SERVER_OPTIONS) options: ServerOptions, @Inject(CLOCK) clock: Clock) {
     factories.register('Webhook', (entry) => {
       const webhook = entry.config?.webhook as WebhookConfiguration | undefined;
       if (!webhook) throw new Error(`authorizer ${JSON.stringify(entry.name)} of type Webhook has no webhook configuration`);
       return createWebhookAuthorizer(entry.name, webhook, {
         withSelectors: options.featureGates.enabled('AuthorizeWithSelectors'),
+        clock,
       });
     });
   }

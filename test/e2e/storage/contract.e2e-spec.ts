@@ -11,9 +11,10 @@ import {
   UidMismatchError,
   UnstorableKeyError,
 } from '../../../src/storage/mvcc/object-store';
-import { openTestDatabase } from '../../support/db';
+import { openTestDatabase, TestDatabase } from '../../support/db';
 import { MemoryStore } from '../../support/memory-store';
 import { describeWithPostgres } from '../../support/postgres';
+import { TestClock } from '../../support/test-clock';
 
 let resources = 0;
 /** A resource no other test writes, so tests can share one store. */
@@ -25,12 +26,27 @@ const objectOf = (name: string, extra: Record<string, unknown> = {}, namespace =
   ...extra,
 });
 const names = (list: ListResult) => list.items.map((i) => `${i.key.namespace}/${i.key.name}`);
-/** Compaction keeps a window measured in time: these waits are its subject, not a stand-in for a condition. */
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HOUR_MS = 3_600_000;
 
 interface StoreUnderTest {
   store: ObjectStore;
   close(): Promise<void>;
+  /**
+   * Moves the store's clock forward: what it holds so far becomes `ms` older (compaction keeps
+   * a window measured in time, which the tests move through instead of waiting).
+   */
+  age(ms: number): Promise<void>;
+}
+
+/** The SQL store's clock is the database's (a row's created_at): its history ages by moving those back. */
+async function ageLog(t: TestDatabase, ms: number): Promise<void> {
+  await t.db.dataSource.query(`UPDATE kv_log SET created_at = created_at - $1::bigint * interval '1 millisecond'`, [ms]);
+}
+
+/** The in-memory fake, on a clock of the test's. */
+function memoryStore(): StoreUnderTest {
+  const clock = new TestClock();
+  return { store: new MemoryStore(clock), close: async () => undefined, age: async (ms) => clock.advance(ms) };
 }
 
 /**
@@ -226,7 +242,6 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
       await s.delete(keyOf(r, 'gone')); // 4
       await s.create(keyOf(r, 'single'), objectOf('single')); // 5
       expect(await s.currentRevision()).toBe('5');
-      await sleep(5);
 
       const result = await s.compact(0);
       // live@1 (superseded at 2), gone@3 and its tombstone@4: reads from 4 on stay exact.
@@ -258,18 +273,15 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
       await s.delete(keyOf(r, 'single')); // 9
       await remember();
       const oldEnd = await s.currentRevision();
-      const oldWritten = Date.now();
-      await sleep(400);
-      const newFrom = Date.now();
+      // An hour passes.
+      await t.age(HOUR_MS);
       for (let i = 0; i < 3; i++) {
         await s.update(keyOf(r, 'live'), objectOf('live', { v: 20 + i }));
         await s.create(keyOf(r, `new${i}`), objectOf(`new${i}`));
         await remember();
       }
-      // A window ending halfway through the pause, however slow the writes were: older than it
-      // are live@2, 6, 7 (superseded), single@5 and its tombstone@9.
-      const window = Date.now() - (oldWritten + newFrom) / 2;
-      expect(await s.compact(window)).toEqual({ removedRows: 5, compactedRevision: oldEnd });
+      // A window of half an hour: older than it are live@2, 6, 7 (superseded), single@5 and its tombstone@9.
+      expect(await s.compact(HOUR_MS / 2)).toEqual({ removedRows: 5, compactedRevision: oldEnd });
       for (const [rev, expected] of seen) {
         if (BigInt(rev) >= BigInt(oldEnd)) expect(await view(rev)).toEqual(expected);
         else await expect(view(rev)).rejects.toBeInstanceOf(RevisionCompactedError);
@@ -298,17 +310,17 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
 describe('store contract on embedded PGlite', () => {
   storeContract(async () => {
     const t = await openTestDatabase('pglite');
-    return { store: t.store, close: () => t.destroy() };
+    return { store: t.store, close: () => t.destroy(), age: (ms) => ageLog(t, ms) };
   });
 });
 
 describeWithPostgres('store contract on PostgreSQL', (url) => {
   storeContract(async () => {
     const t = await openTestDatabase('postgres', url);
-    return { store: t.store, close: () => t.destroy() };
+    return { store: t.store, close: () => t.destroy(), age: (ms) => ageLog(t, ms) };
   });
 });
 
 describe('store contract on the in-memory fake of the unit tests', () => {
-  storeContract(async () => ({ store: new MemoryStore(), close: async () => undefined }));
+  storeContract(async () => memoryStore());
 });

@@ -12,6 +12,7 @@ import { DISK_FULL_REPORT_MS, StoreDiskSpace } from '../../../src/storage/engine
 import { openTestDatabase, TestDatabase } from '../../support/db';
 import { ensureTemplate } from '../../support/db-template';
 import { reachablePostgresUrl } from '../../support/postgres';
+import { watchFailedEngineStarts } from '../../support/engine-restarts';
 import { eventually } from '../../support/eventually';
 import { mountSmallFilesystem, SmallFilesystem, smallFilesystemUnavailable } from '../../support/small-filesystem';
 
@@ -95,13 +96,14 @@ const unavailable = smallFilesystemUnavailable();
     const filler = fs.fill('filler', fs.free() - 2 * 1024 * 1024);
     // The next write needs a new 16 MiB segment of the write-ahead log, which no longer fits.
     await db.sql.query('SELECT pg_switch_wal()');
+    const failedStarts = watchFailedEngineStarts();
     const panicked = await rejection(store.create(keyOf('interrupted'), objectOf('interrupted')));
     expect(storageFailureOf(panicked)).toBe('disk-full');
     expect((panicked as { severity?: string }).severity).toBe('PANIC');
 
     // Until an engine starts (not while the disk is full), every statement fails with that cause:
     // after the first attempts to start one (0.5 s, then 1 s later), not only until then.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await eventually(() => expect(failedStarts.count()).toBeGreaterThanOrEqual(2), 10_000, 50).finally(() => failedStarts.stop());
     const whileDown = await rejection(store.get(keyOf('committed-before-panic')));
     expect(storageFailureOf(whileDown)).toBe('disk-full');
     expect((whileDown as Error).message).toMatch(/^the embedded store engine stopped: /);

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { eventually } from '../../support/eventually';
-import { createScratchDatabase, reachablePostgres } from '../../support/postgres';
+import { createScratchDatabase, describeWithPostgres } from '../../support/postgres';
 import { startTestServer, TestServer } from '../../support/test-server';
 
 const CR = '/apis/rbac.authorization.platform.io/v1/clusterroles';
@@ -12,21 +12,15 @@ const clusterRole = (name: string, extra: object = {}) => ({ apiVersion: 'rbac.a
  * and every session of it is terminated (`pg_terminate_backend`), then it comes back. The
  * machine's PostgreSQL itself keeps running; only the scratch database of this test is cut off.
  */
-describe('a PostgreSQL outage', () => {
-  let pgUrl: string | undefined;
+describeWithPostgres('a PostgreSQL outage', (pgUrl) => {
   let db: { url: string; drop(): Promise<void> } | undefined;
   let dbName: string;
-  let server: TestServer | undefined;
+  let server: TestServer;
   let admin: Client | undefined;
   /** The test's background traffic runs while this holds; cleared in afterAll too, should the test fail midway. */
   let traffic = false;
 
   beforeAll(async () => {
-    pgUrl = await reachablePostgres();
-    if (!pgUrl) {
-      console.warn('SKIPPED: no PostgreSQL server is reachable (set DATABASE_URL); the outage test needs one.');
-      return;
-    }
     db = await createScratchDatabase(pgUrl);
     dbName = new URL(db.url).pathname.slice(1);
     server = await startTestServer({ databaseUrl: db.url });
@@ -52,7 +46,6 @@ describe('a PostgreSQL outage', () => {
   }
 
   it('answers 503 with Retry-After (never 500, never the driver\'s words), fails readyz on storage, then resumes watches and leadership', async () => {
-    if (!server) return;
     const controller = server.running.app.get(ClusterRoleAggregationController);
     await eventually(() => expect(controller.isLeader()).toBe(true));
     const rv = (await server.admin.get(CR)).body.metadata.resourceVersion;

@@ -33,7 +33,7 @@ function recorder(async = false): AuditBackend & { batches: AuditEvent[][] } {
     batches,
     processEvents: (events) => {
       batches.push(events);
-      return async ? new Promise((resolve) => setTimeout(() => resolve(true), 5)) : true;
+      return async ? new Promise((resolve) => setImmediate(() => resolve(true))) : true;
     },
     shutdown: async () => undefined,
   };

@@ -4,13 +4,23 @@ describe('SessionMutex', () => {
   it('lets one holder in at a time, in arrival order', async () => {
     const mutex = new SessionMutex();
     const events: string[] = [];
-    const holder = (name: string, ms: number) =>
+    /** The holders inside, each staying until the test lets it out. */
+    const inside = new Map<string, () => void>();
+    const holder = (name: string) =>
       mutex.run(async () => {
         events.push(`${name} in`);
-        await new Promise((resolve) => setTimeout(resolve, ms));
+        await new Promise<void>((resolve) => inside.set(name, resolve));
+        inside.delete(name);
         events.push(`${name} out`);
       });
-    await Promise.all([holder('a', 20), holder('b', 0), holder('c', 5)]);
+    const done = Promise.all(['a', 'b', 'c'].map(holder));
+    for (const name of ['a', 'b', 'c']) {
+      await new Promise((resolve) => setImmediate(resolve));
+      // Only the first still waiting is in, however long it stays.
+      expect([...inside.keys()]).toEqual([name]);
+      inside.get(name)!();
+    }
+    await done;
     expect(events).toEqual(['a in', 'a out', 'b in', 'b out', 'c in', 'c out']);
   });
 

@@ -78,7 +78,7 @@ function run(strategy: TokenWebhookStrategy, token: string | undefined, audience
 describe('webhook token strategy', () => {
   let now = 1_000_000;
   const strategy = (transport: ScriptedTransport, ttl = 120_000) =>
-    new TokenWebhookStrategy({ transport, version: 'v1', cacheTtlMs: ttl, apiAudiences: ['https://api'], now: () => now });
+    new TokenWebhookStrategy({ transport, version: 'v1', cacheTtlMs: ttl, apiAudiences: ['https://api'], clock: { now: () => now } });
 
   beforeAll(() => Logger.overrideLogger(false));
 

@@ -76,12 +76,12 @@ describe('webhook decisions', () => {
 
 describe('the answer cache (fake clock)', () => {
   let now = 0;
-  const clock = () => now;
+  const clock = { now: () => now };
   beforeEach(() => (now = 1_000_000));
 
   it('keeps allow answers for authorizedTTL and others for unauthorizedTTL', async () => {
     const reviewer = new ScriptedReviewer({ allowed: true });
-    const w = authorizer(reviewer, { now: clock, authorizedTTLMs: 300_000, unauthorizedTTLMs: 30_000 });
+    const w = authorizer(reviewer, { clock, authorizedTTLMs: 300_000, unauthorizedTTLMs: 30_000 });
     await w.authorize(attrs());
     now += 299_000;
     expect((await w.authorize(attrs())).decision).toBe('Allow');
@@ -103,7 +103,7 @@ describe('the answer cache (fake clock)', () => {
 
   it('keys answers by the whole review: another user, verb or name is asked again', async () => {
     const reviewer = new ScriptedReviewer({ allowed: true });
-    const w = authorizer(reviewer, { now: clock });
+    const w = authorizer(reviewer, { clock });
     await w.authorize(attrs());
     await w.authorize(attrs({ verb: 'delete' }));
     await w.authorize(attrs({ user: { username: 'bob', groups: [] } }));
@@ -113,12 +113,12 @@ describe('the answer cache (fake clock)', () => {
 
   it('caches nothing with a zero TTL, and never caches failures', async () => {
     const reviewer = new ScriptedReviewer({ allowed: true });
-    const w = authorizer(reviewer, { now: clock, authorizedTTLMs: 0 });
+    const w = authorizer(reviewer, { clock, authorizedTTLMs: 0 });
     await w.authorize(attrs());
     await w.authorize(attrs());
     expect(reviewer.asked).toHaveLength(2);
     const failing = new ScriptedReviewer(new Error('Post "https://x": connection refused'));
-    const f = authorizer(failing, { now: clock });
+    const f = authorizer(failing, { clock });
     await f.authorize(attrs());
     await f.authorize(attrs());
     expect(failing.asked).toHaveLength(2);
@@ -126,7 +126,7 @@ describe('the answer cache (fake clock)', () => {
 
   it('does not cache requests with very long attributes', async () => {
     const reviewer = new ScriptedReviewer({ allowed: true });
-    const w = authorizer(reviewer, { now: clock });
+    const w = authorizer(reviewer, { clock });
     const long = attrs({ name: 'x'.repeat(10_000) });
     await w.authorize(long);
     await w.authorize(long);

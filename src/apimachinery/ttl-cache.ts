@@ -1,32 +1,39 @@
+import { Clock, systemClock } from './clock';
+
 /**
- * kube's LRUExpireCache for webhook answers: at most `capacity` entries, each with its own
- * time to live; the least recently used entry goes first when full. Time comes from `now`
- * so tests can move it.
+ * Values kept for a time to live each, at most `capacity` of them, as kube's LRUExpireCache:
+ * the least recently used entry goes first when full. An entry is gone from the instant it
+ * expires; a time to live of zero or less stores nothing (caching off). Time comes from the
+ * injected clock, so tests move it instead of waiting.
  */
-export class ExpiringLruCache<V> {
+export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
 
   constructor(
     private readonly capacity: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
-    if (entry.expiresAt <= this.now()) return undefined;
+    if (entry.expiresAt <= this.clock.now()) return undefined;
     // Re-inserting moves the entry to the most recently used end.
     this.entries.set(key, entry);
     return entry.value;
   }
 
-  /** Stores for `ttlMs`; a TTL of zero or less stores nothing (caching off). */
+  /** Stores for `ttlMs`; a TTL of zero or less stores nothing. */
   set(key: string, value: V, ttlMs: number): void {
     if (ttlMs <= 0) return;
     this.entries.delete(key);
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    this.entries.set(key, { value, expiresAt: this.clock.now() + ttlMs });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   get size(): number {
