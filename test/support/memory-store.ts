@@ -2,7 +2,7 @@ import {
   Change,
   KeyExistsError,
   KeyNotFoundError,
-  ListOptions,
+  StoreRangeOptions,
   ListResult,
   ObjectKey,
   ObjectStore,
@@ -64,7 +64,7 @@ export class MemoryStore implements ObjectStore {
     return !last || last.type === 'DELETED' ? null : { key, revision: last.revision, object: last.object };
   }
 
-  async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
+  async list(resource: string, opts: StoreRangeOptions = {}): Promise<ListResult> {
     if (opts.namespace !== undefined && !isStorableKeyPart(opts.namespace)) {
       if (opts.atRevision !== undefined && BigInt(opts.atRevision) < this.compacted) throw new RevisionCompactedError(opts.atRevision, this.compacted.toString());
       return { items: [], revision: opts.atRevision ?? this.revision.toString(), hasMore: false };

@@ -1,4 +1,4 @@
-import { ListOptions } from './object-store';
+import { StoreRangeOptions } from './object-store';
 
 /**
  * Builds the one statement behind ObjectStore.list. One statement reads one snapshot, so
@@ -14,7 +14,7 @@ export interface ListQuery {
   params: unknown[];
 }
 
-export function buildListQuery(resource: string, opts: ListOptions): ListQuery {
+export function buildListQuery(resource: string, opts: StoreRangeOptions): ListQuery {
   const params: unknown[] = [resource];
   const param = (value: unknown) => {
     params.push(value);

@@ -7,7 +7,7 @@ import {
   ChangeType,
   KeyExistsError,
   KeyNotFoundError,
-  ListOptions,
+  StoreRangeOptions,
   LocalCommitListener,
   ListResult,
   ObjectKey,
@@ -178,7 +178,7 @@ export class MvccStore implements ObjectStore {
     return this.stored(key, row as ObjectRow);
   }
 
-  async list(resource: string, opts: ListOptions = {}): Promise<ListResult> {
+  async list(resource: string, opts: StoreRangeOptions = {}): Promise<ListResult> {
     if (opts.namespace !== undefined && !isStorableKeyPart(opts.namespace)) return this.emptyList(opts);
     const { sql, params } = buildListQuery(resource, opts);
     const rows = await this.sql.query<Partial<ObjectRow> & { snapshot: string; compacted: string; remaining: string | null; namespace: string | null; name: string }>(
@@ -411,7 +411,7 @@ export class MvccStore implements ObjectStore {
   }
 
   /** A list of a namespace that cannot exist: no items, at the revision a list would report. */
-  private async emptyList(opts: ListOptions): Promise<ListResult> {
+  private async emptyList(opts: StoreRangeOptions): Promise<ListResult> {
     if (opts.atRevision === undefined) return { items: [], revision: await this.currentRevision(), hasMore: false };
     const compacted = await this.compactedRevision();
     if (isBelow(opts.atRevision, compacted)) throw new RevisionCompactedError(opts.atRevision, compacted);

@@ -33,7 +33,8 @@ export interface Change {
   bytes: number;
 }
 
-export interface ListOptions {
+/** The range of a store list (the store's own query, not kube's ListOptions). */
+export interface StoreRangeOptions {
   /** Restrict to one namespace; unset = all namespaces. */
   namespace?: string;
   /** Read the state as of this revision (from the log); unset = current state. */
@@ -132,7 +133,7 @@ export interface ObjectStore {
   compactedRevision(): Promise<string>;
 
   get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null>;
-  list(resource: string, opts?: ListOptions): Promise<ListResult>;
+  list(resource: string, opts?: StoreRangeOptions): Promise<ListResult>;
 
   /** Inserts a new key; KeyExistsError if it exists. */
   create(key: ObjectKey, object: KubeObject): Promise<StoredObject>;

@@ -11,7 +11,7 @@ import { namespaceType } from '../../../src/core/namespace';
 import { NamespaceController } from '../../../src/core/namespace-controller';
 import { NamespaceStorage } from '../../../src/core/namespace-storage';
 import { ChangeFeedService } from '../../../src/storage/changefeed/change-feed.service';
-import { ListOptions } from '../../../src/storage/mvcc/object-store';
+import { StoreRangeOptions } from '../../../src/storage/mvcc/object-store';
 import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
@@ -34,7 +34,7 @@ describe('NamespaceController', () => {
   let configMaps: GenericStorage;
   let controller: NamespaceController;
   const admitted: AdmissionRequest[] = [];
-  const namespaceLists: Array<ListOptions | undefined> = [];
+  const namespaceLists: Array<StoreRangeOptions | undefined> = [];
 
   beforeEach(async () => {
     store = new MemoryStore();

@@ -1,7 +1,7 @@
 import { KubeObject } from '../../../src/apimachinery/types';
 import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
 import { Informer, InformerEventHandler, NAMESPACE_INDEX } from '../../../src/storage/informer/informer';
-import { ListOptions } from '../../../src/storage/mvcc/object-store';
+import { StoreRangeOptions } from '../../../src/storage/mvcc/object-store';
 import { SharedInformerFactory } from '../../../src/storage/informer/shared-informer-factory';
 import { eventually } from '../../support/eventually';
 import { MemoryStore } from '../../support/memory-store';
@@ -43,7 +43,7 @@ describe('Informer', () => {
   it('lists in pages at one revision, then reports synced', async () => {
     for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(widget('ns1', name), obj('ns1', name));
     await store.create(gadget('ns1', 'other'), obj('ns1', 'other'));
-    const calls: Array<ListOptions | undefined> = [];
+    const calls: Array<StoreRangeOptions | undefined> = [];
     const list = store.list.bind(store);
     store.list = async (resource, opts) => {
       calls.push(opts);
