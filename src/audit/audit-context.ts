@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import * as YAML from 'yaml';
 import { isPlainObject, Status } from '../apimachinery/types';
 import { deepClone } from '../apimachinery/system-metadata';
@@ -7,7 +6,8 @@ import { deepClone } from '../apimachinery/system-metadata';
  * What the layers below the audit stage tell the audit event of a request (kube's
  * audit.AddAuditAnnotation, LogRequestObject, LogResponseObject): annotations, the decoded
  * request, the response. The audit stage opens the record once the policy gave the request
- * a level; without a record (audit off, or level None) every call here is a no-op.
+ * a level, and the request's scope carries it; without a record (audit off, or level None)
+ * every call here is a no-op.
  */
 
 /** kube's audit levels, least to most. */
@@ -50,35 +50,23 @@ export interface AuditRecord {
   impersonationConstraint?: string;
 }
 
-const AUDIT_RECORD = Symbol('audit record');
-type Holder = IncomingMessage & { [AUDIT_RECORD]?: AuditRecord };
-
 /** Opens the record of a request the policy audits at `level` (the audit stage calls it). */
-export function openAuditRecord(req: IncomingMessage, level: AuditLevel): AuditRecord {
-  const record: AuditRecord = { level, annotations: {}, objectMeta: {}, panicked: false };
-  (req as Holder)[AUDIT_RECORD] = record;
-  return record;
-}
-
-export function auditRecordOf(req: IncomingMessage): AuditRecord | undefined {
-  return (req as Holder)[AUDIT_RECORD];
+export function openAuditRecord(level: AuditLevel): AuditRecord {
+  return { level, annotations: {}, objectMeta: {}, panicked: false };
 }
 
 /** An annotation on the request's audit event; the first value of a key stays, as in kube. */
-export function addAuditAnnotation(req: IncomingMessage, key: string, value: string): void {
-  const record = auditRecordOf(req);
+export function addAuditAnnotation(record: AuditRecord | undefined, key: string, value: string): void {
   if (record && !(key in record.annotations)) record.annotations[key] = value;
 }
 
 /** The constrained-impersonation verb that allowed the impersonation; legacy impersonation records nothing. */
-export function recordImpersonationConstraint(req: IncomingMessage, constraint: string): void {
-  const record = auditRecordOf(req);
+export function recordImpersonationConstraint(record: AuditRecord | undefined, constraint: string): void {
   if (record && constraint) record.impersonationConstraint = constraint;
 }
 
 /** The decoded body of a create or update (or a patch as sent): identity always, body at Request level and above. */
-export function recordRequestObject(req: IncomingMessage, object: unknown): void {
-  const record = auditRecordOf(req);
+export function recordRequestObject(record: AuditRecord | undefined, object: unknown): void {
   if (!record) return;
   if (isPlainObject(object) && isPlainObject(object.metadata)) {
     const meta = object.metadata;
@@ -90,8 +78,7 @@ export function recordRequestObject(req: IncomingMessage, object: unknown): void
 }
 
 /** A patch as sent (kube logs the patch, not the patched object), at Request level and above. */
-export function recordRequestPatch(req: IncomingMessage, body: Buffer): void {
-  const record = auditRecordOf(req);
+export function recordRequestPatch(record: AuditRecord | undefined, body: Buffer): void {
   if (!record || !levelAtLeast(record.level, 'Request')) return;
   const text = body.toString('utf8');
   try {
@@ -107,19 +94,17 @@ export function recordRequestPatch(req: IncomingMessage, body: Buffer): void {
 }
 
 /** A response body: a Status sets the event's responseStatus; the body itself is kept at RequestResponse. */
-export function recordResponseObject(req: IncomingMessage, object: unknown): void {
-  const record = auditRecordOf(req);
+export function recordResponseObject(record: AuditRecord | undefined, object: unknown): void {
   if (!record) return;
   if (isPlainObject(object) && object.kind === 'Status') record.responseStatus = boundedStatus(object as unknown as Status);
   if (levelAtLeast(record.level, 'RequestResponse')) record.responseObject = object;
 }
 
 /** The Status of a failed request; `unexpected` marks an error the server did not foresee (kube's panic). */
-export function recordResponseError(req: IncomingMessage, status: Status, unexpected: boolean): void {
-  const record = auditRecordOf(req);
+export function recordResponseError(record: AuditRecord | undefined, status: Status, unexpected: boolean): void {
   if (!record) return;
   record.panicked ||= unexpected;
-  recordResponseObject(req, status);
+  recordResponseObject(record, status);
 }
 
 function boundedStatus(status: Status): AuditResponseStatus {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ResponseNegotiation } from './handlers/response-negotiation';
 import { ProtobufKindsCheck } from './protobuf-kinds.check';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DiscoveryService } from './discovery/discovery.service';
@@ -8,22 +7,25 @@ import { OpenApiService } from './discovery/openapi.service';
 import { OpenApiV2Controller } from './discovery/openapi-v2.controller';
 import { OpenApiV2Service } from './discovery/openapi-v2.service';
 import { ResourceHandler } from './handlers/resource-handler';
-import { TargetResolver } from './handlers/target-resolver';
-import { ResourceRequestOptions } from './handlers/resource-request-options';
-import { ResourceRoutes } from './handlers/resource-routes';
+import { TargetResolver } from './request/target-resolver';
+import { ResourceController } from './handlers/resource.controller';
+import { ContentNegotiationPipe } from './handlers/content-negotiation.pipe';
+import { WriteOptionsPipe } from './handlers/write-options.pipe';
+import { ResourceOptionsPipe } from './handlers/resource-options.pipe';
 import { VersionController } from './discovery/version.controller';
 import { DeprecatedApiNotice } from './handlers/deprecated-api';
 import { RuntimeConfigCheck } from './runtime-config.check';
 import { RegistryModule } from '../registry/registry.module';
 
 /**
- * The endpoints: the one route table of resource paths over the registry's kinds, discovery,
+ * The endpoints: the one controller of resource paths over the registry's kinds, discovery,
  * OpenAPI and version.
  */
 @Module({
   imports: [RegistryModule],
-  // Resource paths are served by ResourceRoutes, which the request pipeline calls.
-  controllers: [DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
+  // The resource controller first: express tries routes in the order Nest registers them, and
+  // resource requests are nearly all requests.
+  controllers: [ResourceController, DiscoveryController, OpenApiController, OpenApiV2Controller, VersionController],
   providers: [
     TargetResolver,
     ResourceHandler,
@@ -34,12 +36,11 @@ import { RegistryModule } from '../registry/registry.module';
     RuntimeConfigCheck,
     // The Warning header, gauge and audit field of requests to deprecated API versions.
     DeprecatedApiNotice,
-    // Content negotiation is decided before the handler runs, so a 406 costs nothing.
-    ResponseNegotiation,
-    // Negotiation, then write options (dryRun, fieldValidation, ...), parsed and checked once.
-    ResourceRequestOptions,
-    ResourceRoutes,
+    // The resource controller's pipes, in order: negotiation (404 and 406 before any work), write options, read options.
+    ContentNegotiationPipe,
+    WriteOptionsPipe,
+    ResourceOptionsPipe,
   ],
-  exports: [RegistryModule, ResourceRoutes],
+  exports: [RegistryModule],
 })
 export class ApiModule {}

@@ -1,6 +1,4 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { AUDIT_ID } from '../endpoints/request/audit-id';
-import { REQUEST_DEADLINE } from '../registry/rest/request-deadline';
 
 /**
  * The server's request object: Node's IncomingMessage with every property that express and
@@ -20,20 +18,10 @@ export class ApiIncomingMessage extends IncomingMessage {
   params: unknown = undefined;
   /** Shadows express's getter, which parses the query string again on every read: the pipeline parses it once. */
   query: unknown = undefined;
-  // The request pipeline (src/endpoints/request/request-context.ts's ApiRequest).
-  receivedAt: unknown = undefined;
-  requestInfo: unknown = undefined;
-  userInfo: unknown = undefined;
-  rawBody: unknown = undefined;
-  negotiation: unknown = undefined;
-  writeOptions: unknown = undefined;
-  getOptions: unknown = undefined;
-  listOptions: unknown = undefined;
-  watchOptions: unknown = undefined;
-  apiDeprecation: unknown = undefined;
-  resolved: unknown = undefined;
-  [AUDIT_ID]: string | undefined = undefined;
-  [REQUEST_DEADLINE]: unknown = undefined;
+  /** express's parsed body: the request chain's raw body (src/endpoints/request/request-scope.ts's ApiRequest). */
+  body: unknown = undefined;
+  /** The request chain's scope. */
+  scope: unknown = undefined;
 }
 
 /** The server's response object: Node's ServerResponse with express's `locals` declared up front (see ApiIncomingMessage). */

@@ -1,14 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
-import { assignAuditId } from '../endpoints/request/audit-id';
-import type { ApiRequest } from '../endpoints/request/request-context';
+import type { IncomingRequest, RequestScope } from '../endpoints/request/request-scope';
 import { goDurationText, KubeLogger } from './logging';
 
 /** kube's httplog writes its request lines at this verbosity and above (issue 15). */
 export const HTTPLOG_VERBOSITY = 2;
 
 /** kube's verb in the line: the method, LIST and WATCH for collection reads, APPLY for server-side apply. */
-function verbOf(req: ApiRequest): string {
-  const verb = req.requestInfo?.verb;
+function verbOf(req: IncomingRequest): string {
+  const verb = req.scope.info.verb;
   if (verb === 'list') return 'LIST';
   if (verb === 'watch') return 'WATCH';
   if (req.method === 'PATCH' && String(req.headers['content-type'] ?? '').startsWith('application/apply-patch')) return 'APPLY';
@@ -21,14 +20,12 @@ function sourceOf(req: Request): string {
 }
 
 /**
- * First on every request: gives it its audit ID (the `Audit-ID` response header) and, at
- * `-v=2` and above, logs one line when it ends, as kube's httplog: verb, URI, latency, user
- * agent, audit ID, source, user and status. Headers and bodies are never logged, so no
- * credential is.
+ * Right after the request's scope is made: at `-v=2` and above, one line when the request
+ * ends, as kube's httplog: verb, URI, latency, user agent, audit ID, source, user and status.
+ * Headers and bodies are never logged, so no credential is.
  */
 export function httpLog(logger: KubeLogger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const auditId = assignAuditId(req, res);
+  return (req: IncomingRequest, res: Response, next: NextFunction): void => {
     if (logger.enabled(HTTPLOG_VERBOSITY)) {
       const started = process.hrtime.bigint();
       let logged = false;
@@ -36,15 +33,16 @@ export function httpLog(logger: KubeLogger) {
       const log = () => {
         if (logged) return;
         logged = true;
-        const api = req as ApiRequest;
+        const scope = req.scope as Partial<RequestScope>;
         logger.info(HTTPLOG_VERBOSITY, 'httplog', 'HTTP', {
-          verb: verbOf(api),
+          verb: verbOf(req),
           URI: req.originalUrl,
           latency: goDurationText(Number(process.hrtime.bigint() - started) / 1e6),
           userAgent: req.headers['user-agent'],
-          'audit-ID': auditId,
+          'audit-ID': req.scope.auditId,
           srcIP: sourceOf(req),
-          user: api.userInfo?.username,
+          // A request refused by authentication has no user.
+          user: scope.user?.username,
           resp: res.headersSent ? res.statusCode : 0,
         });
       };

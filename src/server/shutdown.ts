@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:https';
-import type { ApiRequest } from '../endpoints/request/request-context';
+import type { ApiRequest } from '../endpoints/request/request-scope';
 import { isLongRunning } from '../endpoints/request/long-running';
 
 /** kube's answer to a new request once the server no longer takes any (`--shutdown-send-retry-after`). */
@@ -79,7 +79,7 @@ export class GracefulShutdown {
   /** Requests in flight that are not long-running (watches). */
   pendingRequests(): number {
     let n = 0;
-    for (const req of this.inflight) if (!isLongRunning(req.requestInfo)) n++;
+    for (const req of this.inflight) if (!isLongRunning(req.scope.info)) n++;
     return n;
   }
 

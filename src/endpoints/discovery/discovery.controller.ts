@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req } from '@nestjs/common';
-import { ApiRequest } from '../request/request-context';
+import { ApiRequest } from '../request/request-scope';
 import { DiscoveryService } from './discovery.service';
 
 @Controller()

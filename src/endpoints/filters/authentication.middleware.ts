@@ -1,13 +1,13 @@
 import { Inject, Injectable, NestMiddleware, Optional } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { StatusError } from '../../apimachinery/errors';
-import { ApiRequest } from '../request/request-context';
+import { advanceScope, IncomingRequest, RequestScope } from '../request/request-scope';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthenticationResult, recordAuthentication } from '../../metrics/authentication-metrics';
 import { Authenticator } from '../../authentication/authenticator';
 import { UserInfo } from '../../apimachinery/user-info';
 
-/** Second stage of the pipeline: who is calling (401 for a bad credential). */
+/** The authentication stage: who is calling (401 for a bad credential); the scope then has its user. */
 @Injectable()
 export class AuthenticationMiddleware implements NestMiddleware {
   private readonly record: (result: AuthenticationResult, seconds: number) => void;
@@ -19,7 +19,7 @@ export class AuthenticationMiddleware implements NestMiddleware {
     this.record = options?.requestMetrics === false ? () => undefined : recordAuthentication;
   }
 
-  use(req: ApiRequest, _res: Response, next: NextFunction): void | Promise<void> {
+  use(req: IncomingRequest, _res: Response, next: NextFunction): void | Promise<void> {
     const started = performance.now();
     let user: UserInfo | Promise<UserInfo>;
     try {
@@ -37,8 +37,8 @@ export class AuthenticationMiddleware implements NestMiddleware {
     );
   }
 
-  private succeeded(req: ApiRequest, user: UserInfo, started: number, next: NextFunction): void {
-    req.userInfo = user;
+  private succeeded(req: IncomingRequest, user: UserInfo, started: number, next: NextFunction): void {
+    advanceScope<RequestScope>(req, { user, authenticatedUser: user, audit: undefined });
     this.record('success', (performance.now() - started) / 1000);
     next();
   }

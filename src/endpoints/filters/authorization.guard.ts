@@ -1,19 +1,50 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../../apimachinery/public.decorator';
-import { ApiRequest } from '../request/request-context';
-import { RequestAuthorization } from './request-authorization';
+import { addAuditAnnotation } from '../../audit/audit-context';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { AuthorizerChain } from '../../authorization/authorizer-chain';
+import { forbiddenError } from '../../authorization/forbidden';
+import { ApiRequest } from '../request/request-scope';
+import { attributesOf } from './request-attributes';
 
-/** The authorization stage of routed endpoints: deny by default; public endpoints opt out explicitly. */
+export const DECISION_ANNOTATION = 'authorization.platform.io/decision';
+export const REASON_ANNOTATION = 'authorization.platform.io/reason';
+
+/**
+ * The authorization stage of every request (kube's WithAuthorization), as the global guard:
+ * the authorizer chain's decision for what the request's scope says the caller does,
+ * recorded on the audit event; anything but an allow is kube's 403. Resource paths, discovery
+ * and every other route pass it; only endpoints marked `@Public()` (health probes, the
+ * issuer's discovery documents) opt out, explicitly.
+ */
 @Injectable()
 export class AuthorizationGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly authorization: RequestAuthorization,
-  ) {}
-
+  private readonly authorizeWithSelectors: boolean;
   /** Whether a controller's handler is public: metadata is fixed at start, so it is read once. */
   private readonly publicHandlers = new WeakMap<object, WeakMap<object, boolean>>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly chain: AuthorizerChain,
+    @Inject(SERVER_OPTIONS) options: ServerOptions,
+  ) {
+    this.authorizeWithSelectors = options.featureGates.enabled('AuthorizeWithSelectors');
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.isPublic(context)) return true;
+    const req = context.switchToHttp().getRequest<ApiRequest>();
+    const { info, user, receivedAt, audit, deadline } = req.scope;
+    const attrs = attributesOf(info, user, req.query as Record<string, unknown>, { authorizeWithSelectors: this.authorizeWithSelectors });
+    const result = await this.chain.authorize(attrs, { arrivedAt: receivedAt });
+    addAuditAnnotation(audit, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
+    addAuditAnnotation(audit, REASON_ANNOTATION, result.reason ?? '');
+    if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
+    // The client had its 504 while the decision was awaited: the request goes no further.
+    deadline?.check();
+    return true;
+  }
 
   private isPublic(context: ExecutionContext): boolean {
     const controller = context.getClass();
@@ -26,10 +57,5 @@ export class AuthorizationGuard implements CanActivate {
       handlers.set(handler, isPublic);
     }
     return isPublic;
-  }
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!this.isPublic(context)) await this.authorization.authorize(context.switchToHttp().getRequest<ApiRequest>());
-    return true;
   }
 }

@@ -8,7 +8,6 @@ import { AuthorizationGuard } from './authorization.guard';
 import { ImpersonationMiddleware } from './impersonation.middleware';
 import { MaxInflightMiddleware } from './max-inflight.middleware';
 import { RequestAuditor } from './request-auditor';
-import { RequestAuthorization } from './request-authorization';
 import { RequestBodyMiddleware } from './request-body.middleware';
 import { RequestInfoMiddleware } from './request-info.middleware';
 import { RequestMetricsMiddleware } from './request-metrics.middleware';
@@ -17,8 +16,9 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
 import { StatusExceptionFilter } from './status.filter';
 
 /**
- * The stages every request passes (RequestPipelineMiddleware lists them in order), the guard
- * that authorizes routed endpoints and the one exception filter that makes every error a Status.
+ * The stages every request passes (RequestPipelineMiddleware lists them all, in order): the
+ * middleware stages, the global guard that authorizes every request and the one exception
+ * filter that makes every error a Status.
  */
 @Module({
   imports: [ApiModule, AuthenticationModule, AuthorizationModule],
@@ -31,12 +31,11 @@ import { StatusExceptionFilter } from './status.filter';
     ImpersonationMiddleware,
     MaxInflightMiddleware,
     RequestBodyMiddleware,
-    RequestAuthorization,
     RequestPipelineMiddleware,
     AuthorizationGuard,
     { provide: APP_FILTER, useClass: StatusExceptionFilter },
     { provide: APP_GUARD, useClass: AuthorizationGuard },
   ],
-  exports: [RequestPipelineMiddleware, RequestAuthorization],
+  exports: [RequestPipelineMiddleware],
 })
 export class FiltersModule {}

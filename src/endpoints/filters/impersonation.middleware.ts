@@ -2,8 +2,8 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { errors } from '../../apimachinery/errors';
 import { recordImpersonationConstraint } from '../../audit/audit-context';
-import { ApiRequest } from '../request/request-context';
-import { anonymousUser, UserInfo } from '../../apimachinery/user-info';
+import { advanceScope, ApiRequest, RequestScope } from '../request/request-scope';
+import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { forbiddenError } from '../../authorization/forbidden';
 import { attributesOf } from './request-attributes';
@@ -55,10 +55,10 @@ export class ImpersonationMiddleware implements NestMiddleware {
   async use(req: ApiRequest, _res: Response, next: NextFunction): Promise<void> {
     // Nearly no request impersonates: look at the header names before collecting anything.
     if (!Object.keys(req.headers).some(isImpersonationHeader)) return next();
-    const requestor = req.userInfo ?? anonymousUser();
-    const impersonated = this.constrained ? await this.constrainedUser(req, requestor) : await this.legacyUser(req, requestor);
+    const requestor = req.scope.user;
+    const impersonated = this.constrained ? await this.constrainedUser(this.constrained, req, requestor) : await this.legacyUser(req, requestor);
     if (!impersonated) return next();
-    req.userInfo = impersonated;
+    advanceScope<RequestScope>(req, { user: impersonated });
     removeImpersonationHeaders(req);
     next();
   }
@@ -69,19 +69,19 @@ export class ImpersonationMiddleware implements NestMiddleware {
     if (!impersonation) return undefined;
     for (const request of impersonation.requests) {
       const attrs = impersonationAttributes(request, requestor);
-      const result = await this.chain.authorize(attrs, { arrivedAt: req.receivedAt });
+      const result = await this.chain.authorize(attrs, { arrivedAt: req.scope.receivedAt });
       if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
     }
     return impersonation.user;
   }
 
   /** kube's WithConstrainedImpersonation: the modes, asked about this very request. */
-  private async constrainedUser(req: ApiRequest, requestor: UserInfo): Promise<UserInfo | undefined> {
+  private async constrainedUser(constrained: ConstrainedImpersonation, req: ApiRequest, requestor: UserInfo): Promise<UserInfo | undefined> {
     const wanted = parsed(() => wantedUserFromHeaders(headerPairs(req.rawHeaders)));
     if (!wanted) return undefined;
-    const request = attributesOf(req.requestInfo, requestor, req.query as Record<string, unknown>, { authorizeWithSelectors: this.authorizeWithSelectors });
-    const { user, constraint } = await this.constrained!.impersonate(wanted, request, req.receivedAt);
-    recordImpersonationConstraint(req, constraint);
+    const request = attributesOf(req.scope.info, requestor, req.query as Record<string, unknown>, { authorizeWithSelectors: this.authorizeWithSelectors });
+    const { user, constraint } = await constrained.impersonate(wanted, request, req.scope.receivedAt);
+    recordImpersonationConstraint(req.scope.audit, constraint);
     return user;
   }
 }

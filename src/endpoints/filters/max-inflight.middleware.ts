@@ -6,7 +6,7 @@ import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { recordDroppedRequest, recordRequestTermination } from '../../metrics/request-limit-metrics';
 import { recordRequestStarted, RequestKind } from '../../metrics/request-metrics';
 import { metricLabelsOf } from './request-metrics.middleware';
-import { ApiRequest } from '../request/request-context';
+import { ApiRequest } from '../request/request-scope';
 import { isHealthProbe, isLongRunning } from '../request/long-running';
 import { requestKindOf } from '../request/request-metric-labels';
 import { ResourceRegistry } from '../../registry/resources/registry';
@@ -60,11 +60,11 @@ export class MaxInflightMiddleware implements NestMiddleware {
   }
 
   use(req: ApiRequest, res: Response, next: NextFunction): void {
-    const info = req.requestInfo;
+    const info = req.scope.info;
     if (isLongRunning(info) || isHealthProbe(info)) return next();
     const kind = requestKindOf(req.method, info);
     if (!this.limiter.tryAcquire(kind)) {
-      if (req.userInfo?.groups.includes(SYSTEM_MASTERS)) return next();
+      if (req.scope.user.groups.includes(SYSTEM_MASTERS)) return next();
       recordDroppedRequest(kind);
       recordRequestTermination(metricLabelsOf(req, this.registry, 429), 429);
       return next(errors.tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, TOO_MANY_REQUESTS_RETRY_AFTER_SECONDS));

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, NestMiddleware, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import { assignAuditId, auditIdOf } from '../request/audit-id';
-import { addAuditAnnotation, AuditRecord, auditRecordOf, openAuditRecord } from '../../audit/audit-context';
-import { ApiRequest } from '../request/request-context';
+import { AuditRecord, openAuditRecord } from '../../audit/audit-context';
+import { advanceScope, ApiRequest, IncomingRequest, RequestScope } from '../request/request-scope';
 import { errors } from '../../apimachinery/errors';
 import type { UserInfo } from '../../apimachinery/user-info';
 import { DEFAULT_RETRY_BACKOFF, WebhookTransport } from '../../webhook-client/webhook-transport';
@@ -14,9 +13,6 @@ import { AuditStage, AUDIT_API_VERSION } from '../../audit/policy';
 import { AuditAttributes, AuditPolicyChecker, RequestAuditConfig } from '../../audit/policy-checker';
 import { RotatingFile } from '../../audit/rotating-file';
 import { TruncateConfig, TruncatingBackend } from '../../audit/truncate';
-
-export const DEPRECATED_ANNOTATION = 'platform.io/deprecated';
-export const REMOVED_RELEASE_ANNOTATION = 'platform.io/removed-release';
 
 /** How long one webhook batch may take to deliver, retries included. */
 const WEBHOOK_BATCH_DEADLINE_MS = 60_000;
@@ -59,17 +55,17 @@ interface RequestAudit {
   config: RequestAuditConfig;
   event: AuditEvent;
   record: AuditRecord;
-  /** The user before impersonation: a different user at the end was impersonated. */
-  authenticatedUser?: UserInfo;
   completed: boolean;
 }
 
-const REQUEST_AUDIT = Symbol('request audit');
-const RECEIVED_AT = Symbol('audit received timestamp');
-type AuditedRequest = ApiRequest & { [REQUEST_AUDIT]?: RequestAudit; [RECEIVED_AT]?: string };
+/** The auditor's own bookkeeping of a request it follows: when it arrived, and its event once the policy gave it one. */
+interface AuditProgress {
+  receivedTimestamp: string;
+  audit: RequestAudit | undefined;
+}
 
 /** kube's getAuthMethods: what a request that failed authentication tried. */
-function attemptedAuthentication(req: ApiRequest): string {
+function attemptedAuthentication(req: IncomingRequest): string {
   const methods: string[] = [];
   const authorization = (req.headers.authorization ?? '').trim();
   if (/^basic\s/i.test(authorization)) methods.push('basic');
@@ -94,6 +90,8 @@ export class RequestAuditor implements OnApplicationShutdown {
   private readonly checker?: AuditPolicyChecker;
   private readonly backend?: AuditBackend;
   private closed?: Promise<void>;
+  /** What the auditor follows of each request in flight (its own state, not the request's). */
+  private readonly progress = new WeakMap<IncomingRequest, AuditProgress>();
 
   constructor(@Optional() @Inject(AUDIT_SETTINGS) settings: AuditSettings | null) {
     if (!settings) return;
@@ -106,12 +104,11 @@ export class RequestAuditor implements OnApplicationShutdown {
     return this.backend !== undefined;
   }
 
-  /** First stage of the pipeline: the audit ID and its header; when auditing, the clock and the end-of-request hook. */
+  /** kube's WithAuditInit (the audit ID is the scope's): when auditing, the clock and the end-of-request hook. */
   readonly init: NestMiddleware = {
-    use: (req: AuditedRequest, res: Response, next: NextFunction) => {
-      assignAuditId(req, res);
+    use: (req: IncomingRequest, res: Response, next: NextFunction) => {
       if (this.backend) {
-        req[RECEIVED_AT] = microTimestamp();
+        this.progress.set(req, { receivedTimestamp: microTimestamp(), audit: undefined });
         const finish = () => void this.finish(req, res);
         res.once('finish', finish);
         res.once('close', finish);
@@ -122,11 +119,12 @@ export class RequestAuditor implements OnApplicationShutdown {
 
   /** The stage after authentication: the policy's level for this caller, and the RequestReceived event. */
   readonly received: NestMiddleware = {
-    use: async (req: AuditedRequest, res: Response, next: NextFunction) => {
+    use: async (req: ApiRequest, res: Response, next: NextFunction) => {
       if (!this.backend) return next();
-      const audit = this.open(req, req.userInfo);
+      const audit = this.open(req, req.scope.user);
       if (!audit) return next();
-      if (req.requestInfo?.verb === 'watch') this.onResponseStarted(req, res, audit);
+      advanceScope<RequestScope>(req, { audit: audit.record });
+      if (req.scope.info.verb === 'watch') this.onResponseStarted(req, res, audit);
       if (!(await this.emit(audit, 'RequestReceived'))) {
         recordAuditRejectedRequest();
         return next(errors.internal('failed to store audit event'));
@@ -149,18 +147,19 @@ export class RequestAuditor implements OnApplicationShutdown {
   }
 
   /** Evaluates the policy and opens the request's event; undefined at level None. */
-  private open(req: AuditedRequest, user: UserInfo | undefined): RequestAudit | undefined {
-    const info = req.requestInfo;
+  private open(req: IncomingRequest, user: UserInfo | undefined): RequestAudit | undefined {
+    const { info, auditId } = req.scope;
+    const progress = this.progress.get(req);
     const attrs: AuditAttributes = {
       user,
-      verb: info?.verb ?? req.method.toLowerCase(),
-      isResourceRequest: info?.isResourceRequest ?? false,
-      path: info?.path ?? req.path,
-      namespace: info?.namespace ?? '',
-      apiGroup: info?.apiGroup ?? '',
-      resource: info?.resource ?? '',
-      subresource: info?.subresource ?? '',
-      name: info?.name ?? '',
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      namespace: info.namespace,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
     };
     const config = this.checker!.evaluate(attrs);
     recordAuditLevel(config.level);
@@ -169,14 +168,14 @@ export class RequestAuditor implements OnApplicationShutdown {
       kind: 'Event',
       apiVersion: AUDIT_API_VERSION,
       level: config.level,
-      auditID: auditIdOf(req) ?? '',
+      auditID: auditId,
       stage: 'RequestReceived',
       requestURI: req.originalUrl ?? req.url,
       verb: attrs.verb,
       user: auditUser(user),
       sourceIPs: sourceIPs(req),
       userAgent: userAgentOf(req),
-      requestReceivedTimestamp: req[RECEIVED_AT] ?? microTimestamp(),
+      requestReceivedTimestamp: progress?.receivedTimestamp ?? microTimestamp(),
       stageTimestamp: '',
     };
     if (attrs.isResourceRequest) {
@@ -189,13 +188,13 @@ export class RequestAuditor implements OnApplicationShutdown {
         subresource: attrs.subresource || undefined,
       };
     }
-    const audit: RequestAudit = { config, event, record: openAuditRecord(req, config.level), authenticatedUser: user, completed: false };
-    req[REQUEST_AUDIT] = audit;
+    const audit: RequestAudit = { config, event, record: openAuditRecord(config.level), completed: false };
+    if (progress) progress.audit = audit;
     return audit;
   }
 
   /** Long-running requests (watches) have a ResponseStarted event when their headers go out. */
-  private onResponseStarted(req: AuditedRequest, res: Response, audit: RequestAudit): void {
+  private onResponseStarted(req: IncomingRequest, res: Response, audit: RequestAudit): void {
     const writeHead = res.writeHead;
     let started = false;
     res.writeHead = ((...args: Parameters<typeof writeHead>) => {
@@ -209,10 +208,10 @@ export class RequestAuditor implements OnApplicationShutdown {
   }
 
   /** The end of the request: ResponseComplete (or Panic); a request refused by authentication gets its event here. */
-  private async finish(req: AuditedRequest, res: Response): Promise<void> {
-    let audit = req[REQUEST_AUDIT];
+  private async finish(req: IncomingRequest, res: Response): Promise<void> {
+    let audit = this.progress.get(req)?.audit;
     if (!audit) {
-      if (auditRecordOf(req) || req.userInfo) return; // audited at level None
+      if ('user' in req.scope) return; // authenticated, audited at level None
       // Authentication failed before the audit stage: kube's failed-authentication event.
       audit = this.open(req, undefined);
       if (!audit) return;
@@ -229,14 +228,8 @@ export class RequestAuditor implements OnApplicationShutdown {
   }
 
   /** Copies what the request recorded so far into the event. */
-  private update(req: AuditedRequest, audit: RequestAudit, code: number): void {
+  private update(req: IncomingRequest, audit: RequestAudit, code: number): void {
     const { event, record, config } = audit;
-    // A deprecated API version served the request (the versioning layer marks it): kube's annotations.
-    const deprecation = (req as { apiDeprecation?: { removedRelease?: string } }).apiDeprecation;
-    if (deprecation) {
-      addAuditAnnotation(req, DEPRECATED_ANNOTATION, 'true');
-      if (deprecation.removedRelease) addAuditAnnotation(req, REMOVED_RELEASE_ANNOTATION, deprecation.removedRelease);
-    }
     const meta = record.objectMeta;
     if (event.objectRef) {
       event.objectRef.namespace ||= meta.namespace;
@@ -244,7 +237,8 @@ export class RequestAuditor implements OnApplicationShutdown {
       event.objectRef.uid ||= meta.uid;
       event.objectRef.resourceVersion ||= meta.resourceVersion;
     }
-    if (req.userInfo && audit.authenticatedUser && req.userInfo !== audit.authenticatedUser) event.impersonatedUser = auditUser(req.userInfo);
+    const scope = req.scope as Partial<RequestScope>;
+    if (scope.user && scope.authenticatedUser && scope.user !== scope.authenticatedUser) event.impersonatedUser = auditUser(scope.user);
     if (record.impersonationConstraint) event.authenticationMetadata = { impersonationConstraint: record.impersonationConstraint };
     event.responseStatus = record.responseStatus ? { ...record.responseStatus, code } : { metadata: {}, code };
     const strip = config.omitManagedFields ? withoutManagedFields : (body: unknown) => body;

@@ -2,7 +2,10 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { errors } from '../../apimachinery/errors';
-import { ApiRequest } from '../request/request-context';
+import { ApiRequest } from '../request/request-scope';
+
+/** The body of a request without one. */
+const NO_BODY = Buffer.alloc(0);
 import { parseMediaType } from '../../runtime/serializer/media-type';
 import { PROTOBUF_MEDIA } from '../../runtime/serializer/negotiation';
 
@@ -33,8 +36,9 @@ export class RequestBodyMiddleware implements NestMiddleware {
   constructor(@Inject(SERVER_OPTIONS) private readonly options: ServerOptions) {}
 
   async use(req: ApiRequest, _res: Response, next: NextFunction): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      req.rawBody = await readBody(req, this.options.maxRequestBodyBytes);
+    if (req.method === 'GET' || req.method === 'HEAD') req.body = NO_BODY;
+    else {
+      req.body = await readBody(req, this.options.maxRequestBodyBytes);
       const contentType = canonicalBodyType(req.headers['content-type']);
       if (contentType !== undefined) req.headers['content-type'] = contentType;
     }

@@ -3,21 +3,24 @@ import type { NextFunction, Response } from 'express';
 import { parse as parseQueryString } from 'node:querystring';
 import { performance } from 'node:perf_hooks';
 import { ResourceRegistry } from '../../registry/resources/registry';
-import { ApiRequest } from '../request/request-context';
+import { IncomingRequest, IncomingScope } from '../request/request-scope';
+import { assignAuditId } from '../request/audit-id';
+import { SERVER_CAPABILITIES } from '../../runtime/serializer/negotiation';
 import { RequestInfo, resolveRequestInfo } from '../request/request-info';
 import { apiVersionOf } from '../../runtime/schema/resource-type';
 
 /**
- * First stage of the pipeline: what the request is about, for authorization and handlers.
- * A path through an alias group/version is resolved to the served one here, so everything
- * after (authorization included) sees the served group.
+ * First stage of the chain: the request's scope, with when it arrived, its audit ID (echoed
+ * in the `Audit-ID` header) and what it is about, for authorization and handlers. A path
+ * through an alias group/version is resolved to the served one here, so everything after
+ * (authorization included) sees the served group.
  */
 @Injectable()
 export class RequestInfoMiddleware implements NestMiddleware {
   constructor(private readonly registry: ResourceRegistry) {}
 
-  use(req: ApiRequest, _res: Response, next: NextFunction): void {
-    req.receivedAt = performance.now();
+  use(req: IncomingRequest, res: Response, next: NextFunction): void {
+    const receivedAt = performance.now();
     // Express 5's req.query parses the query string again on every read: it is parsed once
     // here, as express's default ("simple") query parser does, and kept as a plain property.
     const url = req.originalUrl ?? req.url;
@@ -25,7 +28,14 @@ export class RequestInfoMiddleware implements NestMiddleware {
     const query = parseQueryString(queryAt < 0 ? '' : url.slice(queryAt + 1));
     if (Object.hasOwn(req, 'query')) req.query = query;
     else Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
-    req.requestInfo = this.unalias(resolveRequestInfo(req.method, url, query));
+    const scope: IncomingScope = {
+      receivedAt,
+      auditId: assignAuditId(req, res),
+      info: this.unalias(resolveRequestInfo(req.method, url, query)),
+      deadline: undefined,
+      rendering: SERVER_CAPABILITIES,
+    };
+    req.scope = Object.freeze(scope);
     next();
   }
 

@@ -2,20 +2,20 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { recordLongRunningStarted, recordRequest, RequestLabels } from '../../metrics/request-metrics';
-import { ApiRequest } from '../request/request-context';
+import { IncomingRequest } from '../request/request-scope';
 import { requestMetricLabels } from '../request/request-metric-labels';
 import { ResourceRegistry } from '../../registry/resources/registry';
 
 /** The labels of kube's request metrics for a request answered with `code`. */
-export function metricLabelsOf(req: ApiRequest, registry: ResourceRegistry, code: number): RequestLabels {
-  const info = req.requestInfo;
+export function metricLabelsOf(req: IncomingRequest, registry: ResourceRegistry, code: number): RequestLabels {
+  const info = req.scope.info;
   return requestMetricLabels({
     info,
     method: req.method,
     path: req.path,
     contentType: req.headers['content-type'],
     dryRun: (req.query as Record<string, unknown>).dryRun,
-    served: !!info?.isResourceRequest && registry.isServed(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource),
+    served: info.isResourceRequest && registry.isServed(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource),
     code,
   });
 }
@@ -38,12 +38,12 @@ export class RequestMetricsMiddleware implements NestMiddleware {
     this.enabled = options.requestMetrics;
   }
 
-  use(req: ApiRequest, res: Response, next: NextFunction): void {
+  use(req: IncomingRequest, res: Response, next: NextFunction): void {
     if (!this.enabled) return next();
     const started = performance.now();
-    const info = req.requestInfo;
+    const info = req.scope.info;
     const labelsAt = (code: number) => metricLabelsOf(req, this.registry, code);
-    const watch = info?.isResourceRequest && info.verb === 'watch';
+    const watch = info.isResourceRequest && info.verb === 'watch';
     // kube tracks long-running requests on their own.
     const endLongRunning = watch ? recordLongRunningStarted(labelsAt(200)) : undefined;
     const sized = req.method === 'GET' && !watch;

@@ -1,33 +1,53 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { RequestBodyMiddleware } from './request-body.middleware';
-import { ApiRequest } from '../request/request-context';
+import { IncomingRequest } from '../request/request-scope';
 import { RequestInfoMiddleware } from './request-info.middleware';
 import { RequestMetricsMiddleware } from './request-metrics.middleware';
 import { AuthenticationMiddleware } from './authentication.middleware';
 import { ImpersonationMiddleware } from './impersonation.middleware';
 import { RequestAuditor } from './request-auditor';
-import { ResourceRoutes } from '../handlers/resource-routes';
-import { RequestAuthorization } from './request-authorization';
 import { RequestTimeoutMiddleware } from './request-timeout.middleware';
 import { MaxInflightMiddleware } from './max-inflight.middleware';
-import { deadlinePassed } from '../../registry/rest/request-deadline';
+
+type Stage = (req: IncomingRequest, res: Response, next: NextFunction) => void;
 
 /**
- * The stages every request passes before routing, in order: its audit ID, what the request
- * is, its metrics (recorded when it ends), its deadline, who sends it, its audit level (for
- * that caller, as kube evaluates the policy before impersonation), as whom it acts, its place
- * among the requests in flight, then (only for them) its body. One express middleware runs
- * them (`asMiddleware`, the application's only one), so the router matches one layer instead
- * of several on every request. A stage that throws ends the request (the Status filter
- * renders the error); each stage continues by calling its `next`. A resource request is then authorized and
- * served by the resource route table; anything else goes on to the routed endpoints
- * (discovery, health, metrics, ...), whose guard authorizes it. A request whose deadline
- * passed while a stage was waiting (its client has had the 504) goes no further.
+ * The request chain: every request, resource or not, passes these stages in this order
+ * (kube's DefaultBuildHandlerChain, outermost first).
+ *
+ * Before routing, in this middleware:
+ *  1. request info and scope — when it arrived, its audit ID, what it is about (RequestInfoMiddleware)
+ *  2. the stages the server adds (the request log, shutdown's count of requests in flight)
+ *  3. audit init — the clock and end-of-request hook of the audit trail (RequestAuditor.init)
+ *  4. metrics — recorded when the request ends (RequestMetricsMiddleware)
+ *  5. deadline — the 504 of a request that is not long-running (RequestTimeoutMiddleware)
+ *  6. authentication — who is calling, by passport strategies per method (AuthenticationMiddleware)
+ *  7. audit — the policy's level for that caller, before impersonation (RequestAuditor.received)
+ *  8. impersonation — as whom it acts (ImpersonationMiddleware)
+ *  9. in-flight limits — its place among the requests in flight (MaxInflightMiddleware)
+ * 10. body — read, up to the size limit (RequestBodyMiddleware)
+ * Then Nest routes the request, and its own parts run (registered in FiltersModule and on
+ * the resource controller):
+ * 11. authorization — the global guard, the one place a request is authorized (AuthorizationGuard)
+ * 12. for resource paths, the pipes that settle the request's scope: content negotiation
+ *     (the kind resolved once, 404 and 406), write options (dryRun, fieldValidation, ...),
+ *     read options (ResourceController)
+ * 13. the handler: the resource controller, discovery, OpenAPI, health, metrics, ... or the
+ *     unknown-path route's 404
+ * and every error, at any stage, leaves through the one exception filter as a Status
+ * (StatusExceptionFilter).
+ *
+ * One express middleware runs stages 1–10 (`asMiddleware`, the application's only one), so
+ * the router matches one layer instead of several on every request. A stage that throws ends
+ * the request (the Status filter renders the error); each continues by calling its `next`. A
+ * request whose deadline passed while a stage was waiting (its client has had the 504) goes
+ * no further.
  */
 @Injectable()
 export class RequestPipelineMiddleware implements NestMiddleware {
-  private readonly stages: NestMiddleware[];
+  private readonly first: Stage;
+  private readonly stages: Stage[];
 
   constructor(
     info: RequestInfoMiddleware,
@@ -38,29 +58,25 @@ export class RequestPipelineMiddleware implements NestMiddleware {
     inflight: MaxInflightMiddleware,
     body: RequestBodyMiddleware,
     audit: RequestAuditor,
-    private readonly authorization: RequestAuthorization,
-    private readonly resources: ResourceRoutes,
   ) {
-    this.stages = [audit.init, info, metrics, timeout, authentication, audit.received, impersonation, inflight, body];
+    const stage = (middleware: NestMiddleware): Stage => middleware.use.bind(middleware) as Stage;
+    this.first = stage(info);
+    this.stages = [audit.init, metrics, timeout, authentication, audit.received, impersonation, inflight, body].map(stage);
   }
 
-  /**
-   * The pipeline as the application's first middleware, behind the stages the server adds
-   * from outside the module (the request log, shutdown's count of requests in flight).
-   * One express layer: each further one would cost every request a match and closures.
-   */
-  asMiddleware(...first: Array<(req: ApiRequest, res: Response, next: NextFunction) => void>): (req: ApiRequest, res: Response, next: NextFunction) => Promise<void> {
-    const stages = [...first.map((use) => ({ use })), ...this.stages];
-    return (req, res, next) => this.run(stages, req, res, next);
+  /** The chain as the application's first middleware, with the server's own stages after the scope is made. */
+  asMiddleware(...added: Stage[]): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+    const stages = [this.first, ...added, ...this.stages];
+    return (req, res, next) => this.run(stages, req as IncomingRequest, res, next);
   }
 
-  use(req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
-    return this.run(this.stages, req, res, next);
+  use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    return this.run([this.first, ...this.stages], req as IncomingRequest, res, next);
   }
 
-  private async run(stages: readonly NestMiddleware[], req: ApiRequest, res: Response, next: NextFunction): Promise<void> {
+  private async run(stages: readonly Stage[], req: IncomingRequest, res: Response, next: NextFunction): Promise<void> {
     // One continuation for all stages of the request, and only stages that work
-    // asynchronously are awaited: the pipeline runs on every request.
+    // asynchronously are awaited: the chain runs on every request.
     let continued = false;
     let failure: unknown;
     const proceed = (err?: unknown) => {
@@ -69,21 +85,18 @@ export class RequestPipelineMiddleware implements NestMiddleware {
     };
     for (const stage of stages) {
       continued = false;
-      const pending: unknown = stage.use(req, res, proceed);
+      const pending: unknown = stage(req, res, proceed);
       if (pending instanceof Promise) {
-        await pending;
-        if (deadlinePassed(req)) return;
+        try {
+          await pending;
+        } catch (err) {
+          return next(err);
+        }
+        if (req.scope.deadline?.expired) return;
       }
       if (failure !== undefined) return next(failure);
       if (!continued) return;
     }
-    if (!this.resources.serves(req)) return next();
-    try {
-      await this.authorization.authorize(req);
-      if (deadlinePassed(req)) return;
-      await this.resources.serve(req, res);
-    } catch (err) {
-      next(err);
-    }
+    next();
   }
 }

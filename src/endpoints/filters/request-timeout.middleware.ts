@@ -5,9 +5,9 @@ import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { DurationSyntaxError, parseGoDuration } from '../../config/go-duration';
 import { recordRequestTermination } from '../../metrics/request-limit-metrics';
 import { metricLabelsOf } from './request-metrics.middleware';
-import { ApiRequest } from '../request/request-context';
+import { advanceScope, IncomingRequest, IncomingScope } from '../request/request-scope';
 import { isLongRunning } from '../request/long-running';
-import { RequestDeadline, setRequestDeadline } from '../../registry/rest/request-deadline';
+import { RequestDeadline } from '../../registry/rest/request-deadline';
 import { ResourceRegistry } from '../../registry/resources/registry';
 import { writeStatus } from './status.filter';
 
@@ -93,8 +93,8 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
     this.maximumMs = options.requestTimeoutMs;
   }
 
-  use(req: ApiRequest, res: Response, next: NextFunction): void {
-    if (isLongRunning(req.requestInfo)) return next();
+  use(req: IncomingRequest, res: Response, next: NextFunction): void {
+    if (isLongRunning(req.scope.info)) return next();
     let timeoutMs: number;
     try {
       timeoutMs = requestTimeoutMs((req.query as Record<string, unknown>).timeout, this.maximumMs);
@@ -102,7 +102,7 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
       return next(err);
     }
     const deadline = new RequestDeadline();
-    setRequestDeadline(req, deadline);
+    advanceScope<IncomingScope>(req, { deadline });
     const timer = setTimeout(() => this.timeOut(req, res, deadline), timeoutMs);
     // Not a reason to keep the process up; every request's timer goes when its response closes.
     timer.unref();
@@ -111,7 +111,7 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
     next();
   }
 
-  private timeOut(req: ApiRequest, res: Response, deadline: RequestDeadline): void {
+  private timeOut(req: IncomingRequest, res: Response, deadline: RequestDeadline): void {
     const err: StatusError = errors.timeout(REQUEST_TIMEOUT_MESSAGE);
     deadline.expire(err);
     recordRequestTermination(metricLabelsOf(req, this.registry, 504), 504);

@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { errors, StatusError } from '../../apimachinery/errors';
 import { prettyRequested, SERVER_CAPABILITIES } from '../../runtime/serializer/negotiation';
 import { bodyFor, renderStatus } from '../../runtime/serializer/response';
-import { ApiRequest } from '../request/request-context';
+import { IncomingScope, RequestScope } from '../request/request-scope';
 import { STORAGE_FAILURE_MESSAGES, storageFailureOf } from '../../storage/engine/storage-errors';
 
 /** How long a client should wait before retrying while the store is away. */
@@ -31,16 +31,19 @@ function storageTimeout(): StatusError {
   );
 }
 import { recordResponseError } from '../../audit/audit-context';
-import { deadlinePassed } from '../../registry/rest/request-deadline';
 
 const UNEXPECTED_ERROR = 'the server could not complete the request (the cause is in its log)';
+
+/** A request being answered with an error: at any stage, even before the first gave it a scope. */
+type AnsweredRequest = Request & { scope?: IncomingScope };
 
 /**
  * Answers a request with a Status (recorded for its audit event), negotiated as the filter
  * does; a response already under way is ended instead. `unexpected`: a 500 for an unknown error.
  */
-export function writeStatus(req: ApiRequest, res: Response, err: StatusError, unexpected = false): void {
-  recordResponseError(req, err.toStatus(), unexpected);
+export function writeStatus(req: AnsweredRequest, res: Response, err: StatusError, unexpected = false): void {
+  const scope = req.scope as Partial<RequestScope> | undefined;
+  recordResponseError(scope?.audit, err.toStatus(), unexpected);
   if (res.headersSent) {
     res.end();
     return;
@@ -50,7 +53,7 @@ export function writeStatus(req: ApiRequest, res: Response, err: StatusError, un
   const rendered = renderStatus(
     err.toStatus(),
     req.headers?.accept,
-    req.negotiation?.capabilities ?? SERVER_CAPABILITIES,
+    scope?.rendering ?? SERVER_CAPABILITIES,
     prettyRequested(query, req.headers?.['user-agent']),
   );
   res.status(err.code).setHeader('Content-Type', rendered.contentType);
@@ -68,10 +71,10 @@ export class StatusExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const req = host.switchToHttp().getRequest<ApiRequest>();
+    const req = host.switchToHttp().getRequest<AnsweredRequest>();
     const err = this.toStatusError(exception);
     // The client had its 504 when the deadline passed: how the request's work ended later is not its answer.
-    if (deadlinePassed(req)) return;
+    if (req.scope?.deadline?.expired) return;
     writeStatus(req, res, err, !(exception instanceof StatusError || exception instanceof HttpException));
   }
 

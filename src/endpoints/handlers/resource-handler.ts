@@ -1,29 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { anonymousUser, UserInfo } from '../../apimachinery/user-info';
-import { renderCapabilitiesOf } from '../../runtime/serializer/kind-rendering';
-import { negotiateResponse, prettyRequested, ResponseFormat } from '../../runtime/serializer/negotiation';
 import { WatchEventEncoder, watchEventEncoder } from '../watch/watch-encoder';
 import { errors } from '../../apimachinery/errors';
-import { ApiRequest } from '../request/request-context';
 import { recordRequestObject, recordRequestPatch, recordResponseObject } from '../../audit/audit-context';
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { FieldValidationDirective } from '../../runtime/schema/field-validation';
+import { prettyRequested } from '../../runtime/serializer/negotiation';
 import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop } from '../../runtime/offload/offload';
 import { addWarning, warningSink } from './warnings';
-import { ResourceApiRequest } from './resource-request-options';
 import { deleteOptionsFor, Reader, writeOptionsFor, WriteScope } from '../../registry/rest/storage';
+import { RequestWriteOptions } from '../../registry/options/request-options';
 import { WatchOptions } from '../../registry/options/read-options';
-import { ResolvedRequest, TargetResolver } from './target-resolver';
+import { ResolvedRequest, TargetResolver } from '../request/target-resolver';
 import { HttpWatchStream } from '../watch/watch-stream';
 import { watchTimeoutSeconds } from '../watch/watch-timeout';
-import { requestDeadlineOf } from '../../registry/rest/request-deadline';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { ApiRequest, ResourceScope } from '../request/request-scope';
 
 /**
- * The verb handlers every kind shares (kube's endpoints/handlers). The resource request options
- * has negotiated the output, resolved the target and parsed the options once; a handler
- * calls the kind's storage with them and writes the answer.
+ * The verb handlers every kind shares (kube's endpoints/handlers). The pipes have
+ * resolved the kind, negotiated the response and parsed the options once, into the request's
+ * scope; a handler calls the kind's storage with them and writes the answer.
  */
 @Injectable()
 export class ResourceHandler {
@@ -36,69 +33,69 @@ export class ResourceHandler {
     this.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
   }
 
-  async read(req: ResourceApiRequest, res: Response): Promise<void> {
-    const codec = this.format(req);
-    const resolved = req.resolved;
-    const user = this.user(req);
-    if (req.requestInfo.verb === 'watch') {
-      const encoder = watchEventEncoder(codec, { type: resolved.target.type, query: req.query as Record<string, unknown> });
-      const timeoutSeconds = watchTimeoutSeconds(req.watchOptions!.timeoutSeconds, this.minRequestTimeoutSeconds);
-      return this.watch(resolved, { ...req.watchOptions!, timeoutSeconds, user }, res, encoder);
+  /** GET and HEAD: a get, list or watch, as the options say. */
+  async read(scope: ResourceScope, req: ApiRequest, res: Response): Promise<void> {
+    const resolved = scope.target;
+    const { options, user } = scope;
+    switch (options.verb) {
+      case 'watch': {
+        const encoder = watchEventEncoder(scope.response.format, { type: resolved.target.type, query: req.query as Record<string, unknown> });
+        const timeoutSeconds = watchTimeoutSeconds(options.watch.timeoutSeconds, this.minRequestTimeoutSeconds);
+        return this.watch(resolved, { ...options.watch, timeoutSeconds, user }, res, encoder);
+      }
+      case 'get':
+        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'get', 'get')(resolved.target, { ...options.get, user }));
+      case 'list':
+        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'list', 'list')(resolved.target, { ...options.list, user }));
+      default:
+        return this.notAllowed();
     }
-    const body = resolved.single
-      ? await this.resolver.method(resolved, 'get', 'get')(resolved.target, { ...req.getOptions, user })
-      : await this.resolver.method(resolved, 'list', 'list')(resolved.target, { ...req.listOptions!, user });
-    await this.write(req, res, codec, 200, body);
   }
 
-  async create(req: ResourceApiRequest, res: Response): Promise<void> {
-    const codec = this.format(req);
-    const resolved = req.resolved;
+  async create(scope: ResourceScope, req: ApiRequest, res: Response): Promise<void> {
+    const resolved = scope.target;
     // A subresource (TokenRequest) is created at its object's path.
     if (resolved.single && !resolved.subresource) return this.notAllowed();
     const create = this.resolver.method(resolved, 'create', 'create');
-    const options = req.writeOptions!;
-    const body = await this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
-    const result = await create(resolved.target, body, writeOptionsFor(options, this.writeScope(req, res)));
-    await this.write(req, res, codec, 201, result.object);
+    const options = this.writeOptions(scope);
+    const body = await this.decodeBody(scope, req, res, resolved.target.type, options.fieldValidation);
+    const result = await create(resolved.target, body, writeOptionsFor(options, this.writeScope(scope, req, res)));
+    await this.write(scope, req, res, 201, result.object);
   }
 
-  async update(req: ResourceApiRequest, res: Response): Promise<void> {
-    const codec = this.format(req);
-    const resolved = req.resolved;
+  async update(scope: ResourceScope, req: ApiRequest, res: Response): Promise<void> {
+    const resolved = scope.target;
     if (!resolved.single) return this.notAllowed();
     const update = this.resolver.method(resolved, 'update', 'update');
-    const options = req.writeOptions!;
-    const body = await this.decodeBody(req, res, resolved.target.type, options.fieldValidation);
-    const result = await update(resolved.target, body, writeOptionsFor(options, this.writeScope(req, res)));
-    await this.write(req, res, codec, result.created ? 201 : 200, result.object);
+    const options = this.writeOptions(scope);
+    const body = await this.decodeBody(scope, req, res, resolved.target.type, options.fieldValidation);
+    const result = await update(resolved.target, body, writeOptionsFor(options, this.writeScope(scope, req, res)));
+    await this.write(scope, req, res, result.created ? 201 : 200, result.object);
   }
 
-  async patch(req: ResourceApiRequest, res: Response): Promise<void> {
-    const codec = this.format(req);
-    const resolved = req.resolved;
+  async patch(scope: ResourceScope, req: ApiRequest, res: Response): Promise<void> {
+    const resolved = scope.target;
     if (!resolved.single) return this.notAllowed();
     const patch = this.resolver.method(resolved, 'patch', 'patch');
-    recordRequestPatch(req, req.rawBody ?? Buffer.alloc(0));
+    recordRequestPatch(scope.audit, req.body);
     const result = await patch(
       resolved.target,
-      { contentType: req.headers['content-type'] ?? '', body: req.rawBody ?? Buffer.alloc(0) },
-      writeOptionsFor(req.writeOptions!, this.writeScope(req, res)),
+      { contentType: req.headers['content-type'] ?? '', body: req.body },
+      writeOptionsFor(this.writeOptions(scope), this.writeScope(scope, req, res)),
     );
-    await this.write(req, res, codec, result.created ? 201 : 200, result.object);
+    await this.write(scope, req, res, result.created ? 201 : 200, result.object);
   }
 
-  async delete(req: ResourceApiRequest, res: Response): Promise<void> {
-    const codec = this.format(req);
-    const resolved = req.resolved;
-    const opts = deleteOptionsFor(req.writeOptions!, this.writeScope(req, res));
+  async delete(scope: ResourceScope, req: ApiRequest, res: Response): Promise<void> {
+    const resolved = scope.target;
+    const opts = deleteOptionsFor(this.writeOptions(scope), this.writeScope(scope, req, res));
     if (resolved.single) {
       const result = await this.resolver.method(resolved, 'delete', 'delete')(resolved.target, opts);
-      return await this.write(req, res, codec, result.code, result.body);
+      return await this.write(scope, req, res, result.code, result.body);
     }
     const deleteCollection = this.resolver.method(resolved, 'deleteCollection', 'deletecollection');
-    const deleted = await deleteCollection(resolved.target, opts, req.listOptions);
-    await this.write(req, res, codec, 200, deleted);
+    const deleted = await deleteCollection(resolved.target, opts, scope.options.verb === 'deletecollection' ? scope.options.list : undefined);
+    await this.write(scope, req, res, 200, deleted);
   }
 
   /** A watch on a collection, or on one object (the pipe selected it by metadata.name). */
@@ -115,38 +112,30 @@ export class ResourceHandler {
     throw errors.methodNotAllowed();
   }
 
-  private user(req: ApiRequest): UserInfo {
-    return req.userInfo ?? anonymousUser();
+  /** A write's options, which the pipes parsed for every write verb. */
+  private writeOptions(scope: ResourceScope): RequestWriteOptions {
+    if (!('write' in scope.options)) return this.notAllowed();
+    return scope.options.write;
   }
 
   /** What a write's storage needs of its request: the caller, warnings, deadline and arrival. */
-  private writeScope(req: ApiRequest, res: Response): WriteScope {
-    return { user: this.user(req), warn: warningSink(res), userAgent: req.headers['user-agent'], deadline: requestDeadlineOf(req), receivedAt: req.receivedAt };
+  private writeScope(scope: ResourceScope, req: ApiRequest, res: Response): WriteScope {
+    return { user: scope.user, warn: warningSink(res), userAgent: req.headers['user-agent'], deadline: scope.deadline, receivedAt: scope.receivedAt };
   }
 
   /** A create/update body decoded into the kind (a large one off the event loop); fieldValidation=Warn findings become warnings. */
-  private async decodeBody(req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Promise<Record<string, unknown>> {
-    const decoded = await decodeObjectRequestOffLoop(req.headers['content-type'], req.rawBody, type, fieldValidation);
-    this.warn(res, decoded.warnings);
-    recordRequestObject(req, decoded.object);
+  private async decodeBody(scope: ResourceScope, req: ApiRequest, res: Response, type: ResourceType, fieldValidation: FieldValidationDirective): Promise<Record<string, unknown>> {
+    const decoded = await decodeObjectRequestOffLoop(req.headers['content-type'], req.body, type, fieldValidation);
+    for (const warning of decoded.warnings) addWarning(res, warning);
+    recordRequestObject(scope.audit, decoded.object);
     return decoded.object;
   }
 
-  private warn(res: Response, warnings: string[]): void {
-    for (const warning of warnings) addWarning(res, warning);
-  }
-
-  /** The format the resource request options chose. */
-  private format(req: ResourceApiRequest): ResponseFormat {
-    if (req.negotiation?.format) return req.negotiation.format;
-    return negotiateResponse(req.headers.accept, renderCapabilitiesOf(req.resolved.target.type), req.requestInfo.verb === 'watch');
-  }
-
   /** Renders the body in the negotiated format (Table, protobuf, ...), gzip-compressed when large; a large one off the event loop. */
-  private async write(req: ResourceApiRequest, res: Response, format: ResponseFormat, code: number, body: unknown): Promise<void> {
-    recordResponseObject(req, body);
-    const target = { type: req.resolved.target.type, query: req.query as Record<string, unknown> };
-    const rendered = await renderResponseOffLoop(format, body, target, prettyRequested(target.query, req.headers['user-agent']));
-    await sendRenderedOffLoop(res, code, rendered, req.negotiation?.gzip ?? false);
+  private async write(scope: ResourceScope, req: ApiRequest, res: Response, code: number, body: unknown): Promise<void> {
+    recordResponseObject(scope.audit, body);
+    const target = { type: scope.target.target.type, query: req.query as Record<string, unknown> };
+    const rendered = await renderResponseOffLoop(scope.response.format, body, target, prettyRequested(target.query, req.headers['user-agent']));
+    await sendRenderedOffLoop(res, code, rendered, scope.response.gzip);
   }
 }

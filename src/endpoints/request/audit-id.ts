@@ -8,28 +8,18 @@ export const AUDIT_ID_HEADER = 'Audit-ID';
 const MAX_AUDIT_ID_LENGTH = 128;
 const CLIENT_AUDIT_ID = /^[\x21-\x7e]+$/;
 
-/** Where a request keeps its audit ID (declared on the server's request class). */
-export const AUDIT_ID = Symbol('auditId');
 const AUDIT_ID_REQUEST_HEADER = AUDIT_ID_HEADER.toLowerCase();
-type WithAuditId = IncomingMessage & { [AUDIT_ID]?: string };
 
 /**
- * The request's audit ID, made once: the client's `Audit-ID` header when it sent a usable
- * one (as kube does, so a proxy can correlate), else a new UUID. The response carries it
- * in `Audit-ID` unless something already set that header.
+ * The request's audit ID (the request chain's first stage keeps it in the scope): the
+ * client's `Audit-ID` header when it sent a usable one (as kube does, so a proxy can
+ * correlate), else a new UUID. The response carries it in `Audit-ID` unless something
+ * already set that header.
  */
 export function assignAuditId(req: IncomingMessage, res: ServerResponse): string {
-  const tagged = req as WithAuditId;
-  if (tagged[AUDIT_ID] === undefined) {
-    const sent = req.headers[AUDIT_ID_REQUEST_HEADER];
-    const given = typeof sent === 'string' ? sent.trim() : '';
-    tagged[AUDIT_ID] = given.length > 0 && given.length <= MAX_AUDIT_ID_LENGTH && CLIENT_AUDIT_ID.test(given) ? given : randomUUID();
-  }
-  if (!res.headersSent && !res.hasHeader(AUDIT_ID_HEADER)) res.setHeader(AUDIT_ID_HEADER, tagged[AUDIT_ID]);
-  return tagged[AUDIT_ID];
-}
-
-/** The audit ID assignAuditId gave the request, if it ran. */
-export function auditIdOf(req: IncomingMessage): string | undefined {
-  return (req as WithAuditId)[AUDIT_ID];
+  const sent = req.headers[AUDIT_ID_REQUEST_HEADER];
+  const given = typeof sent === 'string' ? sent.trim() : '';
+  const auditId = given.length > 0 && given.length <= MAX_AUDIT_ID_LENGTH && CLIENT_AUDIT_ID.test(given) ? given : randomUUID();
+  if (!res.headersSent && !res.hasHeader(AUDIT_ID_HEADER)) res.setHeader(AUDIT_ID_HEADER, auditId);
+  return auditId;
 }

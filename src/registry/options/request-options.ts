@@ -33,15 +33,6 @@ export interface DeleteParameters {
   gracePeriodSeconds?: number;
 }
 
-/** kube's CreateOptions as a POST carries them. */
-export type CreateOptions = Pick<RequestWriteOptions, 'dryRun' | 'fieldManager' | 'fieldValidation'>;
-/** kube's UpdateOptions as a PUT carries them (and its If-Match). */
-export type UpdateOptions = CreateOptions & Pick<RequestWriteOptions, 'ifMatch'>;
-/** kube's PatchOptions as a PATCH carries them (`force` for apply only). */
-export type PatchOptions = UpdateOptions & Pick<RequestWriteOptions, 'force'>;
-/** kube's DeleteOptions as a DELETE or deletecollection carries them, from its body or query. */
-export type DeleteOptions = Pick<RequestWriteOptions, 'dryRun'> & DeleteParameters;
-
 /** The group of kube's option kinds (meta.k8s.io). */
 export const META_GROUP = 'meta.platform.io';
 const DRY_RUN_ALL = 'All';
@@ -106,8 +97,13 @@ export function parseIfMatch(header: string | string[] | undefined): string | un
   return value;
 }
 
+/** The verbs of writes, as the request info names them (one mapping from the HTTP method, there). */
+export type WriteVerb = 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const WRITE_VERBS: ReadonlySet<string> = new Set<WriteVerb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
 export interface OptionsSource {
-  method: string;
+  verb: WriteVerb;
   query: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   /** The DELETE body (JSON DeleteOptions), when there is one. */
@@ -227,23 +223,22 @@ function parseDeleteParameters(src: OptionsSource): RequestWriteOptions {
 }
 
 /**
- * Parses and checks the options of a write request by its method. A PATCH's Content-Type
- * is checked first: an unsupported patch type is 415 before anything else.
+ * Parses and checks the options of a write request by its verb. A patch's Content-Type is
+ * checked first: an unsupported patch type is 415 before anything else.
  */
-export function parseRequestWriteOptions(src: OptionsSource): RequestWriteOptions | undefined {
-  switch (src.method.toUpperCase()) {
-    case 'POST':
+export function parseRequestWriteOptions(src: OptionsSource): RequestWriteOptions {
+  switch (src.verb) {
+    case 'create':
       // Nearly every create has no options: the defaults, as the checks would give them.
       if (Object.keys(src.query).length === 0) return { dryRun: false, fieldManager: undefined, fieldValidation: DEFAULT_FIELD_VALIDATION };
       return parseWriteParameters('CreateOptions', src);
-    case 'PUT':
+    case 'update':
       return parseWriteParameters('UpdateOptions', src);
-    case 'PATCH':
+    case 'patch':
       patchTypeOf(header(src, 'content-type'));
       return parseWriteParameters('PatchOptions', src);
-    case 'DELETE':
+    case 'delete':
+    case 'deletecollection':
       return parseDeleteParameters(src);
-    default:
-      return undefined;
   }
 }

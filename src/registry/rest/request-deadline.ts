@@ -1,9 +1,4 @@
-import type { IncomingMessage } from 'node:http';
 import type { StatusError } from '../../apimachinery/errors';
-
-/** Where a request keeps its deadline (declared on the server's request class). */
-export const REQUEST_DEADLINE = Symbol('requestDeadline');
-type WithDeadline = IncomingMessage & { [REQUEST_DEADLINE]?: RequestDeadline };
 
 /**
  * The deadline of a request that is not long-running (kube's request context deadline). Once it
@@ -28,18 +23,4 @@ export class RequestDeadline {
   check(): void {
     if (this.error) throw this.error;
   }
-}
-
-export function setRequestDeadline(req: IncomingMessage, deadline: RequestDeadline): void {
-  (req as WithDeadline)[REQUEST_DEADLINE] = deadline;
-}
-
-/** The request's deadline; none for long-running requests. */
-export function requestDeadlineOf(req: IncomingMessage): RequestDeadline | undefined {
-  return (req as WithDeadline)[REQUEST_DEADLINE];
-}
-
-/** Whether the request was answered 504 because its deadline passed. */
-export function deadlinePassed(req: IncomingMessage): boolean {
-  return (req as WithDeadline)[REQUEST_DEADLINE]?.expired === true;
 }

@@ -3,7 +3,7 @@ import { ResourceType, Verb } from '../../runtime/schema/resource-type';
 import { GroupResource, KubeList, KubeObject, Status } from '../../apimachinery/types';
 import { WatchStream } from './watch';
 import type { FieldValidationDirective } from '../../runtime/schema/field-validation';
-import type { RequestWriteOptions } from '../options/request-options';
+import type { DeleteParameters, RequestWriteOptions } from '../options/request-options';
 import type { GetOptions, ListOptions, WatchOptions } from '../options/read-options';
 import type { AdmissionRequest } from './admission';
 import type { RequestDeadline } from './request-deadline';
@@ -58,11 +58,8 @@ export interface Reader {
   user: UserInfo;
 }
 
-export interface DeleteOptions extends WriteOptions {
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: string;
-  gracePeriodSeconds?: number;
-}
+/** A delete's options: a write's, and kube's DeleteOptions parameters. */
+export type DeleteOptions = WriteOptions & DeleteParameters;
 
 export interface WriteResult {
   object: KubeObject;

@@ -1,4 +1,6 @@
-import { deprecatedApiAuditAnnotations } from '../../../src/endpoints/request/request-context';
+import { DeprecatedApiNotice } from '../../../src/endpoints/handlers/deprecated-api';
+import { openAuditRecord } from '../../../src/audit/audit-context';
+import { scopeFor } from '../../support/request-scope';
 import { deprecationWarning, lifecycleOf, servedByDefault, servedWith } from '../../../src/registry/resources/api-versions';
 import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { defaultOptions } from '../../../src/config/options';
@@ -43,10 +45,25 @@ describe('API version lifecycle', () => {
     expect(deprecationWarning('g.platform.io/v1', 'Thing', lifecycle('v1'))).toBeUndefined();
   });
 
-  it('gives the audit annotations of a deprecated request', () => {
-    expect(deprecatedApiAuditAnnotations({ apiDeprecation: { removedRelease: '1.33' } })).toEqual({ 'platform.io/deprecated': 'true', 'platform.io/removed-release': '1.33' });
-    expect(deprecatedApiAuditAnnotations({ apiDeprecation: { removedRelease: '' } })).toEqual({ 'platform.io/deprecated': 'true' });
-    expect(deprecatedApiAuditAnnotations({})).toEqual({});
+  it('gives a request to a deprecated version its warning and audit annotations', () => {
+    const registry = new ResourceRegistry(defaultOptions());
+    registry.declareGroupVersion({ group: 'g.platform.io', version: 'v1beta1', introduced: '1.20', deprecation: { deprecatedIn: '1.30', removedIn: '1.40' } });
+    registry.declareGroupVersion({ group: 'g.platform.io', version: 'v1' });
+    const notice = new DeprecatedApiNotice(registry);
+    const noted = (path: string) => {
+      const audit = openAuditRecord('Metadata');
+      const scope = scopeFor('GET', path, undefined, { audit });
+      const headers: string[] = [];
+      const res = { append: (_: string, v: string) => headers.push(v), headersSent: false };
+      notice.note(scope, res as never, 'Role');
+      return { annotations: audit.annotations, headers };
+    };
+    const deprecated = noted('/apis/g.platform.io/v1beta1/widgets');
+    expect(deprecated.annotations).toEqual({ 'platform.io/deprecated': 'true', 'platform.io/removed-release': '1.40' });
+    expect(deprecated.headers).toEqual([expect.stringContaining('g.platform.io/v1beta1 Role is deprecated in v1.30+, unavailable in v1.40+')]);
+    const stable = noted('/apis/g.platform.io/v1/widgets');
+    expect(stable.annotations).toEqual({});
+    expect(stable.headers).toEqual([]);
   });
 });
 

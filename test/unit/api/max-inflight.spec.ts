@@ -2,8 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { NextFunction, Response } from 'express';
 import { InflightLimiter, MaxInflightMiddleware } from '../../../src/endpoints/filters/max-inflight.middleware';
 import { isHealthProbe, isLongRunning } from '../../../src/endpoints/request/long-running';
-import { ApiRequest } from '../../../src/endpoints/request/request-context';
+import { ApiRequest } from '../../../src/endpoints/request/request-scope';
 import { resolveRequestInfo } from '../../../src/endpoints/request/request-info';
+import { scopeFor } from '../../support/request-scope';
 import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { StatusError } from '../../../src/apimachinery/errors';
 import { defaultOptions } from '../../../src/config/options';
@@ -17,8 +18,7 @@ function request(method: string, url: string, groups: string[] = ['system:authen
     path: url.split('?')[0],
     headers: {},
     query: {},
-    requestInfo: resolveRequestInfo(method, url, {}),
-    userInfo: { username: 'someone', groups },
+    scope: scopeFor(method, url, { username: 'someone', groups }),
   } as unknown as ApiRequest;
 }
 
@@ -101,7 +101,7 @@ describe('the in-flight limit stage (kube WithMaxInFlightLimit)', () => {
     expect(admit(limits, request('GET', '/api/v1/namespaces/a/configmaps'))).toBeUndefined();
     expect(admit(limits, request('GET', '/api/v1/namespaces/a/configmaps')) instanceof StatusError).toBe(true);
     expect(admit(limits, request('GET', '/api/v1/namespaces/a/configmaps', ['system:masters']))).toBeUndefined();
-    const watch = { ...request('GET', '/api/v1/configmaps'), requestInfo: resolveRequestInfo('GET', '/api/v1/configmaps?watch=true', { watch: 'true' }) } as ApiRequest;
+    const watch = { ...request('GET', '/api/v1/configmaps'), scope: scopeFor('GET', '/api/v1/configmaps?watch=true', undefined, { query: { watch: 'true' } }) } as unknown as ApiRequest;
     expect(admit(limits, watch)).toBeUndefined();
     expect(admit(limits, request('GET', '/livez'))).toBeUndefined();
     expect(admit(limits, request('GET', '/readyz/ping'))).toBeUndefined();

@@ -1,7 +1,7 @@
 import { statusOf } from '../../support/status-of';
 import { OptionsSource, parseRequestWriteOptions } from '../../../src/registry/options/request-options';
 
-const parse = (src: Partial<OptionsSource>) => parseRequestWriteOptions({ method: 'POST', query: {}, headers: {}, ...src });
+const parse = (src: Partial<OptionsSource>) => parseRequestWriteOptions({ verb: 'create', query: {}, headers: {}, ...src });
 
 describe('write options', () => {
   it('defaults: no dry run, fieldValidation Warn', () => {
@@ -26,7 +26,7 @@ describe('write options', () => {
       kind: 'CreateOptions',
       causes: [{ reason: 'FieldValueNotSupported', field: 'dryRun', message: 'Unsupported value: []string{"Some"}: supported values: "All"' }],
     });
-    const validation = statusOf(() => parse({ method: 'PUT', query: { fieldValidation: 'Loud' } }));
+    const validation = statusOf(() => parse({ verb: 'update', query: { fieldValidation: 'Loud' } }));
     expect(validation.message).toBe(
       'UpdateOptions.meta.platform.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"',
     );
@@ -42,40 +42,40 @@ describe('write options', () => {
   });
 
   it('PATCH: the type is checked first (415), force only for apply, apply needs a fieldManager', () => {
-    expect(statusOf(() => parse({ method: 'PATCH', headers: { 'content-type': 'text/plain' }, query: { dryRun: 'x' } })).code).toBe(415);
-    const force = statusOf(() => parse({ method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, query: { force: 'true' } }));
+    expect(statusOf(() => parse({ verb: 'patch', headers: { 'content-type': 'text/plain' }, query: { dryRun: 'x' } })).code).toBe(415);
+    const force = statusOf(() => parse({ verb: 'patch', headers: { 'content-type': 'application/merge-patch+json' }, query: { force: 'true' } }));
     expect(force.message).toBe('PatchOptions.meta.platform.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
-    const manager = statusOf(() => parse({ method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' } }));
+    const manager = statusOf(() => parse({ verb: 'patch', headers: { 'content-type': 'application/apply-patch+yaml' } }));
     expect(manager.message).toBe('PatchOptions.meta.platform.io "" is invalid: fieldManager: Required value: is required for apply patch');
-    expect(parse({ method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force: 'true' } })).toMatchObject({
+    expect(parse({ verb: 'patch', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force: 'true' } })).toMatchObject({
       force: true,
       fieldManager: 'm',
     });
   });
 
   it('PUT and PATCH read If-Match', () => {
-    expect(parse({ method: 'PUT', headers: { 'if-match': '"12"' } })?.ifMatch).toBe('12');
-    expect(statusOf(() => parse({ method: 'PUT', headers: { 'if-match': 'abc' } })).code).toBe(400);
+    expect(parse({ verb: 'update', headers: { 'if-match': '"12"' } })?.ifMatch).toBe('12');
+    expect(statusOf(() => parse({ verb: 'update', headers: { 'if-match': 'abc' } })).code).toBe(400);
   });
 
   it('DELETE reads DeleteOptions from the body when there is one, else from the query', () => {
     const body = Buffer.from(JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background', preconditions: { uid: 'u' } }));
-    expect(parse({ method: 'DELETE', body, query: { dryRun: 'nonsense' } })).toEqual({
+    expect(parse({ verb: 'delete', body, query: { dryRun: 'nonsense' } })).toEqual({
       dryRun: true,
       fieldValidation: 'Warn',
       delete: { preconditions: { uid: 'u', resourceVersion: undefined }, propagationPolicy: 'Background', gracePeriodSeconds: undefined },
     });
-    expect(parse({ method: 'DELETE', query: { dryRun: 'All', gracePeriodSeconds: '0' } })).toMatchObject({ dryRun: true, delete: { gracePeriodSeconds: 0 } });
-    expect(statusOf(() => parse({ method: 'DELETE', query: { propagationPolicy: 'Later' } })).message).toBe(
+    expect(parse({ verb: 'delete', query: { dryRun: 'All', gracePeriodSeconds: '0' } })).toMatchObject({ dryRun: true, delete: { gracePeriodSeconds: 0 } });
+    expect(statusOf(() => parse({ verb: 'delete', query: { propagationPolicy: 'Later' } })).message).toBe(
       'DeleteOptions.meta.platform.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Foreground", "Background", "Orphan", "nil"',
     );
-    expect(statusOf(() => parse({ method: 'DELETE', body: Buffer.from('{"gracePeriodSeconds":"x"}') })).message).toBe(
+    expect(statusOf(() => parse({ verb: 'delete', body: Buffer.from('{"gracePeriodSeconds":"x"}') })).message).toBe(
       'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
     );
   });
 
   it('DELETE: each query option, and each error', () => {
-    const del = (query: Record<string, unknown>) => parse({ method: 'DELETE', query });
+    const del = (query: Record<string, unknown>) => parse({ verb: 'delete', query });
     expect(del({})).toEqual({
       dryRun: false,
       fieldValidation: 'Warn',
@@ -101,22 +101,22 @@ describe('write options', () => {
 
   it('DELETE: preconditions come from the body; a body that is not JSON is 400', () => {
     const body = Buffer.from('{"preconditions":{"resourceVersion":"5"},"gracePeriodSeconds":3}');
-    expect(parse({ method: 'DELETE', body })?.delete).toEqual({
+    expect(parse({ verb: 'delete', body })?.delete).toEqual({
       preconditions: { uid: undefined, resourceVersion: '5' },
       propagationPolicy: undefined,
       gracePeriodSeconds: 3,
     });
     // Empty preconditions are none.
-    expect(parse({ method: 'DELETE', body: Buffer.from('{"preconditions":{}}') })?.delete?.preconditions).toBeUndefined();
-    const bad = statusOf(() => parse({ method: 'DELETE', body: Buffer.from('{bad') }));
+    expect(parse({ verb: 'delete', body: Buffer.from('{"preconditions":{}}') })?.delete?.preconditions).toBeUndefined();
+    const bad = statusOf(() => parse({ verb: 'delete', body: Buffer.from('{bad') }));
     expect(bad.code).toBe(400);
     expect(bad.message).toMatch(/^couldn't get version\/kind; json parse error: /);
   });
 
   it("force is read by kube's boolean rule; PATCH and PUT carry no DeleteOptions", () => {
-    const apply = (force: string) => parse({ method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force } });
+    const apply = (force: string) => parse({ verb: 'patch', headers: { 'content-type': 'application/apply-patch+yaml' }, query: { fieldManager: 'm', force } });
     for (const off of ['false', 'False', '0']) expect(apply(off)?.force).toBe(false);
     for (const on of ['1', 'true', 'True', 'f', 'no', '']) expect(apply(on)?.force).toBe(true);
-    expect(parse({ method: 'PUT' })).not.toHaveProperty('delete');
+    expect(parse({ verb: 'update' })).not.toHaveProperty('delete');
   });
 });

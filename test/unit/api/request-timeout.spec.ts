@@ -4,8 +4,7 @@ import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { RequestInfoMiddleware } from '../../../src/endpoints/filters/request-info.middleware';
 import { RequestTimeoutMiddleware, requestTimeoutMs } from '../../../src/endpoints/filters/request-timeout.middleware';
-import { ApiRequest } from '../../../src/endpoints/request/request-context';
-import { requestDeadlineOf } from '../../../src/registry/rest/request-deadline';
+import { IncomingRequest } from '../../../src/endpoints/request/request-scope';
 import { ResourceRegistry } from '../../../src/registry/resources/registry';
 import { StatusError } from '../../../src/apimachinery/errors';
 import { defaultOptions } from '../../../src/config/options';
@@ -48,8 +47,8 @@ describe('the request timeout stage', () => {
     const info = new RequestInfoMiddleware(registry);
     const timeout = new RequestTimeoutMiddleware(defaultOptions({ requestTimeoutMs: 300 }), registry);
     const app = express();
-    app.use((req: Request, res: Response, next: NextFunction) => info.use(req as ApiRequest, res, next));
-    app.use((req: Request, res: Response, next: NextFunction) => timeout.use(req as ApiRequest, res, next));
+    app.use((req: Request, res: Response, next: NextFunction) => info.use(req as IncomingRequest, res, next));
+    app.use((req: Request, res: Response, next: NextFunction) => timeout.use(req as IncomingRequest, res, next));
     app.get('/slow', async (req, res) => {
       let finish!: () => void;
       late.done = new Promise((resolve) => (finish = resolve));
@@ -62,7 +61,7 @@ describe('the request timeout stage', () => {
       } catch (err) {
         late.threw = err;
       }
-      late.deadlineExpired = requestDeadlineOf(req)?.expired;
+      late.deadlineExpired = (req as IncomingRequest).scope.deadline?.expired;
       finish();
     });
     app.get('/streaming', async (_req, res) => {

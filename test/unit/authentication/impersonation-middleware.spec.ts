@@ -1,6 +1,7 @@
 import { StatusError } from '../../../src/apimachinery/errors';
-import { auditRecordOf, openAuditRecord } from '../../../src/audit/audit-context';
-import { ApiRequest } from '../../../src/endpoints/request/request-context';
+import { openAuditRecord } from '../../../src/audit/audit-context';
+import { scopeFor } from '../../support/request-scope';
+import { ApiRequest } from '../../../src/endpoints/request/request-scope';
 import { ImpersonationMiddleware } from '../../../src/endpoints/filters/impersonation.middleware';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
@@ -21,7 +22,7 @@ function chain(allow: (attrs: AuthorizationAttributes) => boolean): AuthorizerCh
 function request(rawHeaders: string[]): ApiRequest {
   const headers: Record<string, string> = {};
   for (let i = 0; i < rawHeaders.length; i += 2) headers[rawHeaders[i].toLowerCase()] = rawHeaders[i + 1];
-  return { rawHeaders: [...rawHeaders], headers, userInfo: { username: 'alice', groups: ['system:authenticated'] } } as unknown as ApiRequest;
+  return { rawHeaders: [...rawHeaders], headers, query: {}, scope: scopeFor('GET', '/api', { username: 'alice', groups: ['system:authenticated'] }) } as unknown as ApiRequest;
 }
 
 /** The gate off: kube's WithImpersonation, the `impersonate` verb only. */
@@ -34,7 +35,7 @@ describe('impersonation middleware (ConstrainedImpersonation off)', () => {
     const next = jest.fn();
     await new ImpersonationMiddleware(authorizer, LEGACY).use(req, {} as never, next);
     expect(next).toHaveBeenCalled();
-    expect(req.userInfo).toEqual({ username: 'bob', groups: ['a', 'b', 'system:authenticated'], extra: { scopes: ['x'] } });
+    expect(req.scope.user).toEqual({ username: 'bob', groups: ['a', 'b', 'system:authenticated'], extra: { scopes: ['x'] } });
     expect(authorizer.asked.map((a) => [a.user.username, a.verb, a.resource, a.name])).toEqual([
       ['alice', 'impersonate', 'users', 'bob'],
       ['alice', 'impersonate', 'groups', 'a'],
@@ -55,7 +56,7 @@ describe('impersonation middleware (ConstrainedImpersonation off)', () => {
       message: 'groups "ops" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope: no binding',
     });
     expect(next).not.toHaveBeenCalled();
-    expect(req.userInfo?.username).toBe('alice');
+    expect(req.scope.user.username).toBe('alice');
   });
 
   it('leaves requests without impersonation headers alone', async () => {
@@ -63,7 +64,7 @@ describe('impersonation middleware (ConstrainedImpersonation off)', () => {
     const next = jest.fn();
     await new ImpersonationMiddleware(chain(() => false), LEGACY).use(req, {} as never, next);
     expect(next).toHaveBeenCalled();
-    expect(req.userInfo?.username).toBe('alice');
+    expect(req.scope.user.username).toBe('alice');
   });
 
   it('answers a group without a user with 400', async () => {
@@ -77,11 +78,7 @@ describe('impersonation middleware (ConstrainedImpersonation on)', () => {
   /** A get of a pod in ns1, asking to impersonate. */
   function podRequest(rawHeaders: string[]): ApiRequest {
     const req = request(rawHeaders);
-    Object.assign(req, {
-      query: {},
-      requestInfo: { isResourceRequest: true, path: '/api/v1/namespaces/ns1/pods/p', verb: 'get', apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource: '', namespace: 'ns1', name: 'p' },
-    });
-    openAuditRecord(req, 'Metadata');
+    req.scope = scopeFor('GET', '/api/v1/namespaces/ns1/pods/p', req.scope.user, { audit: openAuditRecord('Metadata') });
     return req;
   }
 
@@ -91,20 +88,20 @@ describe('impersonation middleware (ConstrainedImpersonation on)', () => {
     const next = jest.fn();
     await new ImpersonationMiddleware(authorizer, CONSTRAINED).use(req, {} as never, next);
     expect(next).toHaveBeenCalled();
-    expect(req.userInfo).toEqual({ username: 'bob', groups: ['system:authenticated'] });
+    expect(req.scope.user).toEqual({ username: 'bob', groups: ['system:authenticated'] });
     expect(authorizer.asked.map((a) => [a.verb, a.apiGroup, a.resource, a.namespace, a.name])).toEqual([
       ['impersonate-on:user-info:get', '', 'pods', 'ns1', 'p'],
       ['impersonate:user-info', 'authentication.platform.io', 'users', '', 'bob'],
     ]);
-    expect(auditRecordOf(req)?.impersonationConstraint).toBe('impersonate:user-info');
+    expect(req.scope.audit?.impersonationConstraint).toBe('impersonate:user-info');
     expect(req.rawHeaders).toEqual([]);
   });
 
   it('falls back to the legacy verb, which records no constraint', async () => {
     const req = podRequest(['Impersonate-User', 'bob']);
     await new ImpersonationMiddleware(chain((a) => a.verb === 'impersonate'), CONSTRAINED).use(req, {} as never, jest.fn());
-    expect(req.userInfo?.username).toBe('bob');
-    expect(auditRecordOf(req)?.impersonationConstraint).toBeUndefined();
+    expect(req.scope.user.username).toBe('bob');
+    expect(req.scope.audit?.impersonationConstraint).toBeUndefined();
   });
 
   it('answers with the first refusal when no mode allows', async () => {

@@ -25,7 +25,7 @@ function send(shutdown: GracefulShutdown, url: string, verb = 'get') {
       this.body = body;
     },
   });
-  const req = { originalUrl: url, requestInfo: { verb } };
+  const req = { originalUrl: url, scope: { info: { verb } } };
   let passed = false;
   shutdown.middleware()(req as never, res as never, () => (passed = true));
   return { res, passed, finish: () => res.emit('close') };

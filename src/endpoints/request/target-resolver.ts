@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
 import { RegisteredResource, ResourceRegistry } from '../../registry/resources/registry';
-import { RequestInfo } from '../request/request-info';
+import { RequestInfo } from './request-info';
 import { Verb } from '../../runtime/schema/resource-type';
 import { ResourceStorage, Target } from '../../registry/rest/storage';
 

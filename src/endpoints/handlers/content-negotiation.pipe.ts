@@ -1,0 +1,45 @@
+import { Inject, Injectable, PipeTransform } from '@nestjs/common';
+import type { Response } from 'express';
+import { errors } from '../../apimachinery/errors';
+import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
+import { gzipAccepted } from '../../runtime/serializer/compression';
+import { renderCapabilitiesOf } from '../../runtime/serializer/kind-rendering';
+import { negotiateResponse } from '../../runtime/serializer/negotiation';
+import { advanceScope, ApiRequest, IncomingScope, TargetScope } from '../request/request-scope';
+import { DeprecatedApiNotice } from './deprecated-api';
+import { TargetResolver } from '../request/target-resolver';
+
+/**
+ * The first pipe of a resource request's scope: its kind, resolved once from the path (404 for
+ * a path that names none), a deprecated version's notice, then content negotiation, decided
+ * before any work so a 406 costs nothing and is itself rendered for the kind: the response
+ * format from Accept (against what the kind can be rendered as), and whether a large body may
+ * be gzip-compressed.
+ */
+@Injectable()
+export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequest> {
+  private readonly compression: boolean;
+
+  constructor(
+    private readonly resolver: TargetResolver,
+    private readonly deprecation: DeprecatedApiNotice,
+    @Inject(SERVER_OPTIONS) options: ServerOptions,
+  ) {
+    this.compression = options.featureGates.enabled('APIResponseCompression');
+  }
+
+  transform(req: ApiRequest): ApiRequest {
+    const { info } = req.scope;
+    if (!info.isResourceRequest) throw errors.pathNotFound();
+    const target = this.resolver.resolve(info);
+    this.deprecation.note(req.scope, req.res as Response, target.target.type.kind);
+    const watch = info.verb === 'watch';
+    // In the scope before negotiating, so a 406 is itself rendered for this kind.
+    const rendering = renderCapabilitiesOf(target.target.type);
+    advanceScope<IncomingScope>(req, { rendering });
+    const format = negotiateResponse(req.headers.accept, rendering, watch);
+    const gzip = !watch && gzipAccepted(req.headers['accept-encoding'], this.compression);
+    advanceScope<TargetScope>(req, { target, response: { format, gzip } });
+    return req;
+  }
+}
