@@ -26,7 +26,7 @@ export interface ResolvedRequest {
 export class TargetResolver {
   constructor(private readonly registry: ResourceRegistry) {}
 
-  /** Called once per request, by the resource request options, which keeps the answer on the request. */
+  /** Called once per request, by the content negotiation pipe, which keeps the answer in the request's scope. */
   resolve(info: RequestInfo): ResolvedRequest {
     const group = info.apiPrefix === 'api' ? '' : info.apiGroup;
     if (info.apiPrefix === 'api' && info.apiVersion !== 'v1') throw errors.pathNotFound();
