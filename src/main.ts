@@ -57,9 +57,10 @@ main().then(
       process.stdout.write(err.helpText);
       process.exit(0);
     }
-    // kube-apiserver exits 1 on any failure to start, a bad flag included.
+    // kube-apiserver exits 1 on any failure to start, a bad flag included; every bad flag is a line.
     const settled = SETTLED_FAILURES.some((kind) => err instanceof kind);
-    process.stderr.write(`error: ${settled ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const lines = err instanceof FlagError ? err.problems : [settled ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)];
+    for (const line of lines) process.stderr.write(`error: ${line}\n`);
     process.exit(1);
   },
 );

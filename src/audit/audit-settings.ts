@@ -47,30 +47,6 @@ function batchConfig(batch: AuditBatchOptions): BatchConfig {
   };
 }
 
-/** kube's AuditBatchOptions.Validate, for a backend in batch mode. */
-function validateBatch(plugin: string, flagPrefix: string, batch: AuditBatchOptions): void {
-  const positive = (what: string, flag: string, value: number) => {
-    if (value <= 0) throw FlagError.about(`--${flagPrefix}-batch-${flag}`, `invalid audit batch ${plugin} ${what} ${value}, must be a positive number`);
-  };
-  positive('buffer size', 'buffer-size', batch.bufferSize);
-  positive('max batch size', 'max-size', batch.maxSize);
-  if (batch.throttleEnable) {
-    positive('throttle QPS', 'throttle-qps', batch.throttleQps);
-    positive('throttle burst', 'throttle-burst', batch.throttleBurst);
-  }
-}
-
-/** kube's AuditTruncateOptions.Validate, for an enabled backend (truncating on or not). */
-function validateTruncate(plugin: string, flagPrefix: string, truncate: AuditTruncateOptions): void {
-  const { maxEventSize, maxBatchSize } = truncate;
-  if (maxEventSize <= 0) {
-    throw FlagError.about(`--${flagPrefix}-truncate-max-event-size`, `invalid audit truncate ${plugin} max event size ${maxEventSize}, must be a positive number`);
-  }
-  if (maxBatchSize < maxEventSize) {
-    throw FlagError.about(`--${flagPrefix}-truncate-max-batch-size`, `invalid audit truncate ${plugin} max batch size ${maxBatchSize}, must be greater than max event size (${maxEventSize})`);
-  }
-}
-
 function truncateConfig(truncate: AuditTruncateOptions): TruncateConfig | undefined {
   return truncate.enabled ? { maxBatchSize: truncate.maxBatchSize, maxEventSize: truncate.maxEventSize } : undefined;
 }
@@ -86,8 +62,9 @@ function ensureLogFile(path: string): void {
 }
 
 /**
- * Reads the policy and checks every audit flag; null with a warning when nothing would be
- * audited (no policy, or no backend), as kube only logs then.
+ * Reads the policy and the webhook's kubeconfig, and opens the log file (the flags' values are
+ * checked when they are read); null with a warning when nothing would be audited (no policy,
+ * or no backend), as kube only logs then.
  */
 export function loadAuditSettings(options: AuditOptions, warnings: string[]): AuditSettings | null {
   const backends = !!options.logPath || !!options.webhookConfigFile;
@@ -107,8 +84,6 @@ export function loadAuditSettings(options: AuditOptions, warnings: string[]): Au
   }
   const settings: AuditSettings = { policy };
   if (options.logPath) {
-    if (options.logMode === 'batch') validateBatch('log', 'audit-log', options.logBatch);
-    validateTruncate('log', 'audit-log', options.logTruncate);
     if (options.logPath !== '-') ensureLogFile(options.logPath);
     settings.log = {
       path: options.logPath,
@@ -120,8 +95,6 @@ export function loadAuditSettings(options: AuditOptions, warnings: string[]): Au
     };
   }
   if (options.webhookConfigFile) {
-    if (options.webhookMode === 'batch') validateBatch('webhook', 'audit-webhook', options.webhookBatch);
-    validateTruncate('webhook', 'audit-webhook', options.webhookTruncate);
     let connection: WebhookConnection;
     try {
       connection = loadWebhookKubeconfig(options.webhookConfigFile);

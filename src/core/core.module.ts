@@ -4,7 +4,6 @@ import { RegistryModule } from '../registry/registry.module';
 import { ResourceRegistry } from '../registry/resources/registry';
 import { AdmissionChain } from '../registry/rest/admission';
 import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
-import { ADMISSION_PLUGINS } from '../config/flags';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
 import { DefaultNamespaces } from './default-namespaces';
@@ -34,9 +33,7 @@ export class CoreModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const enabled = this.options.enableAdmissionPlugins ?? [];
-    const unknown = enabled.filter((name) => !ADMISSION_PLUGINS.includes(name));
-    if (unknown.length) throw new Error(unknown.map((name) => `enable-admission-plugins plugin "${name}" is unknown`).join(', '));
+    const enabled = this.options.enableAdmissionPlugins;
     this.admission.register(this.lifecycle);
     if (enabled.includes(NODE_RESTRICTION_PLUGIN)) this.admission.register(this.nodeRestriction);
     this.registry.declareGroupVersion({ group: '', version: 'v1', introduced: '1.0' });

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ADMISSION_PLUGINS } from '../config/flags';
-import { SERVER_OPTIONS, ServerOptions } from '../config/options';
+import { ADMISSION_PLUGINS, SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { ContinueTokenService } from './generic/continue-token.service';
 import { BOOKMARK_INTERVAL_MS, GenericStorageFactory } from './generic/generic-storage.factory';
 import { ResourceRegistry } from './resources/registry';

@@ -10,35 +10,42 @@ import { AbacPolicy } from '../authorization/abac/abac-policy';
 import { loadStartupAuthorization, StartupAuthorization } from '../authorization/config/authorization-setup';
 import { FlagError } from '../config/flags';
 import { AuditSettings, loadAuditSettings } from '../audit/audit-settings';
-import { RequestHeaderOptions, ServerOptions } from '../config/options';
+import { frozenOptions, RequestHeaderOptions, ServerOptions } from '../config/options';
 import { loadWebhookKubeconfig } from '../webhook-client/kubeconfig';
-import { readServiceAccountKeyFiles, ServiceAccountKeyFiles } from '../authentication/serviceaccount/settings';
+import { readServiceAccountKeyFiles, ServiceAccountKeyFiles, serviceAccountTokenSettings } from '../authentication/serviceaccount/settings';
 import { ServiceAccountTokenSettings } from '../authentication/serviceaccount/service-account-tokens';
-import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles } from './certificates';
+import { readClientCertificateAuthorities, readServingCertificate, readServingKey, ServingFiles, ServingMaterial } from './certificates';
 import { parsePostgresUrl, PostgresUrlError } from '../storage/engine/postgres-url';
 
 /**
- * Everything the server runs with: the flags, and what the files and addresses they name
- * hold, each read and checked. Loaded before the store opens or the port is bound, so a bad
- * setting stops the start at once, with one line naming the flag.
+ * What the flags name, each file and address read and checked: loaded before the store opens
+ * or the port is bound, so a bad setting stops the start at once, with one line naming the
+ * flag. Frozen; what the data directory and the port settle completes it (ServerConfiguration).
  */
-export interface ServerConfiguration {
-  options: ServerOptions;
-  serving: ServingFiles;
-  authentication: AuthenticationSettings;
+export interface LoadedConfiguration {
+  readonly options: ServerOptions;
+  readonly serving: ServingFiles;
+  readonly authentication: AuthenticationSettings;
   /** The JWT authenticators of --authentication-config or the --oidc-* flags. */
-  jwtAuthentication: StartupJwtAuthentication;
-  authorization: StartupAuthorization;
+  readonly jwtAuthentication: StartupJwtAuthentication;
+  readonly authorization: StartupAuthorization;
   /** --authorization-policy-file, parsed; null unless an ABAC authorizer is configured. */
-  abacPolicies: AbacPolicy[] | null;
+  readonly abacPolicies: AbacPolicy[] | null;
   /** The --audit-* flags with the policy read; null when nothing is audited. */
-  audit: AuditSettings | null;
+  readonly audit: AuditSettings | null;
   /** The --service-account-*key-file keys, read. */
-  serviceAccountKeys: ServiceAccountKeyFiles;
-  /** The token issuer's settings, completed at start once the server's URL is known. */
-  serviceAccountTokens?: ServiceAccountTokenSettings;
+  readonly serviceAccountKeys: ServiceAccountKeyFiles;
   /** Said to the operator at start (kube logs them as warnings). */
-  warnings: string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Everything the server runs with (kube's CompletedConfig): the loaded configuration with the
+ * data directory's authorities among the client CAs and the token issuer's settings, which
+ * need the server's URL. Computed once, when both are known, and frozen.
+ */
+export interface ServerConfiguration extends LoadedConfiguration {
+  readonly serviceAccountTokens: ServiceAccountTokenSettings;
 }
 
 /** Said when anonymous requests are turned on explicitly next to AlwaysAllow: every one of them is then allowed. */
@@ -56,10 +63,11 @@ async function fromFlag<T>(flag: string, load: () => T | Promise<T>): Promise<T>
 }
 
 /**
- * Reads and checks everything the flags name and returns it typed. This is the one place
- * where settings are validated: a new flag's check belongs here.
+ * Reads and checks everything the flags name and returns it typed. The flags' values are
+ * checked when they are read (src/config/options/); here, what they name.
  */
-export async function loadConfiguration(options: ServerOptions): Promise<ServerConfiguration> {
+export async function loadConfiguration(options: ServerOptions): Promise<LoadedConfiguration> {
+  frozenOptions(options);
   const warnings = [...options.featureGates.warnings];
   await fromFlag('--bind-address', () => resolvable(options.bindAddress));
   await fromFlag('--data-dir', () => usableDirectory(options.dataDir));
@@ -102,7 +110,27 @@ export async function loadConfiguration(options: ServerOptions): Promise<ServerC
     abacPolicies = await fromFlag('--authorization-policy-file', () => loadAbacPolicies(options.authorizationPolicyFile!));
   }
   const audit = loadAuditSettings(options.audit, warnings);
-  return { options, serving, authentication, jwtAuthentication, authorization, abacPolicies, audit, serviceAccountKeys, warnings };
+  return Object.freeze({
+    options,
+    serving: Object.freeze(serving),
+    authentication: Object.freeze(authentication),
+    jwtAuthentication,
+    authorization,
+    abacPolicies,
+    audit,
+    serviceAccountKeys,
+    warnings: Object.freeze(warnings),
+  });
+}
+
+/** The loaded configuration completed once the serving material and the server's URL are known. */
+export function completeConfiguration(loaded: LoadedConfiguration, material: ServingMaterial, serverUrl: string): ServerConfiguration {
+  const { options } = loaded;
+  return Object.freeze({
+    ...loaded,
+    authentication: Object.freeze({ ...loaded.authentication, clientCaPems: material.clientCaPems }),
+    serviceAccountTokens: serviceAccountTokenSettings(options.serviceAccounts, loaded.serviceAccountKeys, options.dataDir, serverUrl, material.caCertPem),
+  });
 }
 
 /** The standard header names an aggregated server reads, with the flag that may leave one out. */

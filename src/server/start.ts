@@ -14,7 +14,7 @@ import { insecureCipherSuites, TlsHandshakeSettings, tlsHandshakeSettings } from
 import { DataDirInUseError } from '../storage/engine/data-dir-lock';
 import { Database, DatabaseUnreachableError, openDatabase } from '../storage/engine/database';
 import { ensureServingMaterial, ServingMaterial } from './certificates';
-import { loadConfiguration } from './configuration';
+import { completeConfiguration, loadConfiguration } from './configuration';
 import { writeAdminKubeconfig } from './kubeconfig';
 import { reservePort } from './port';
 import { ALL_PROBES, HealthChecks } from '../health/health-checks';
@@ -24,7 +24,6 @@ import { httpLog } from './httplog';
 import { RequestPipelineMiddleware } from '../endpoints/filters/request-pipeline.middleware';
 import { KubeLogger } from './logging';
 import { GracefulShutdown } from './shutdown';
-import { serviceAccountTokenSettings } from '../authentication/serviceaccount/settings';
 
 /** How long an idle keep-alive connection stays open. */
 const IDLE_CONNECTION_TIMEOUT_MS = 90_000;
@@ -107,8 +106,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const startedAt = Date.now();
   const logger = new KubeLogger(options.verbosity, options.loggingFormat, process.stderr, hooks.logLevels);
   Logger.overrideLogger(logger);
-  const configuration = await loadConfiguration(options);
-  for (const warning of configuration.warnings) new Logger('Configuration').warn(warning);
+  const loaded = await loadConfiguration(options);
+  for (const warning of loaded.warnings) new Logger('Configuration').warn(warning);
   exposeMetrics(options);
   const reservation = await reservePort(options.securePort, options.bindAddress);
   const newDataDir = !existsSync(options.dataDir);
@@ -116,18 +115,11 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   let app: INestApplication | undefined;
   try {
     db = await openStore(options, hooks.storage);
-    const material = await ensureServingMaterial(options, configuration.serving);
-    configuration.authentication.clientCaPems = material.clientCaPems;
+    const material = await ensureServingMaterial(options, loaded.serving);
     // The port is known from here (a port of 0 listens on the one reserved), so the
     // default service-account issuer, the server's own URL, is too.
     const port = reservation.port;
-    configuration.serviceAccountTokens = serviceAccountTokenSettings(
-      options.serviceAccounts,
-      configuration.serviceAccountKeys,
-      options.dataDir,
-      `https://${urlHost(options.bindAddress)}:${port}`,
-      material.caCertPem,
-    );
+    const configuration = completeConfiguration(loaded, material, `https://${urlHost(options.bindAddress)}:${port}`);
     app = await NestFactory.create(AppModule.forRoot(configuration, db, hooks.clock), {
       httpsOptions: {
         key: material.servingKeyPem,

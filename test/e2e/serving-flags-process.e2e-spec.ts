@@ -15,7 +15,8 @@ describe('start-up errors of TLS and request-limit flags', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function refused(args: string[], line: string): Promise<void> {
+  /** Exit 1, each line (a bad flag each) on stderr, nothing on stdout and no data directory. */
+  async function refused(args: string[], lines: string | string[]): Promise<void> {
     const dataDir = join(dir, `data-${Math.random().toString(36).slice(2)}`);
     const env = { ...process.env };
     delete env.DATABASE_URL;
@@ -26,7 +27,7 @@ describe('start-up errors of TLS and request-limit flags', () => {
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: `error: ${line}\n` });
+    expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: [lines].flat().map((line) => `error: ${line}\n`).join('') });
     expect(existsSync(dataDir)).toBe(false);
   }
 
@@ -38,5 +39,17 @@ describe('start-up errors of TLS and request-limit flags', () => {
   it('refuses negative limits and a request timeout that is not a duration', async () => {
     await refused(['--max-requests-inflight=-1'], 'invalid argument "-1" for "--max-requests-inflight" flag: --max-requests-inflight can not be negative value');
     await refused(['--request-timeout=soon'], 'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"');
+  });
+
+  it('reports every bad flag at once, a line each', async () => {
+    await refused(
+      ['--tls-min-version=VersionTLS14', '--request-timeout=soon', '--max-requests-inflight=-1', '--tls-cert-file=serving.crt'],
+      [
+        'invalid argument "VersionTLS14" for "--tls-min-version" flag: unknown tls version "VersionTLS14"',
+        'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"',
+        'invalid argument "-1" for "--max-requests-inflight" flag: --max-requests-inflight can not be negative value',
+        '--tls-cert-file and --tls-private-key-file must be given together',
+      ],
+    );
   });
 });

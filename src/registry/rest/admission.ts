@@ -1,5 +1,5 @@
 import { KubeObject } from '../../apimachinery/types';
-import { ADMISSION_PLUGINS } from '../../config/flags';
+import { ADMISSION_PLUGINS } from '../../config/options';
 import { Target, WriteOptions } from './storage';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';

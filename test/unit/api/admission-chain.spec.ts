@@ -1,5 +1,5 @@
 import { AdmissionChain, AdmissionPlugin, AdmissionRequest } from '../../../src/registry/rest/admission';
-import { ADMISSION_PLUGINS } from '../../../src/config/flags';
+import { ADMISSION_PLUGINS } from '../../../src/config/options';
 import { SYSTEM_USER } from '../../../src/apimachinery/user-info';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 
