@@ -7,7 +7,7 @@ import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './strategy/certificate-chain';
 import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header/request-header';
-import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER } from './strategy/authentication-strategy';
+import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, credentialNotAfter } from './strategy/authentication-strategy';
 import { CERTIFICATE_USER, X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
 import { TokenFileStrategy } from './token-file/token-file.strategy';
 import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './strategy/bearer-token';
@@ -210,7 +210,7 @@ export class Authenticator {
         // Kept with the authenticated group already added, so a later request copies it once.
         this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...user, groups: [...user.groups] }), until: this.x509.validUntil(req.socket) });
       } else if (check && outcome.info !== CACHED_TOKEN) {
-        this.tokenCache!.set(check.token, user, check.revision, (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER]);
+        this.tokenCache!.set(check.token, user, check.revision, credentialNotAfter(req));
       }
       return this.authenticated(req, user);
     }

@@ -36,3 +36,8 @@ export const CREDENTIAL_NOT_AFTER = Symbol('credential not after');
 export function setCredentialNotAfter(req: Request, ms: number): void {
   (req as unknown as Record<symbol, number>)[CREDENTIAL_NOT_AFTER] = ms;
 }
+
+/** When the credential a strategy accepted expires, in ms, if it said. */
+export function credentialNotAfter(req: Request): number | undefined {
+  return (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER];
+}
