@@ -83,7 +83,8 @@ function reasonOf(challenge: unknown): string {
   return typeof challenge === 'string' ? challenge : 'rejected';
 }
 
-const refused = (challenges: unknown[]) => challenges.filter((c) => c !== NO_CREDENTIAL);
+/** Whether a method's challenge refuses a credential it found (rather than finding none of its kind). */
+const refusal = (challenge: unknown) => challenge !== NO_CREDENTIAL;
 
 /** What the union says of a bare token (TokenReview): the user and the audiences it is valid for, or why not. */
 export type TokenAuthentication = { authenticated: true; user: UserInfo; audiences: string[] } | { authenticated: false; error: string };
@@ -181,7 +182,7 @@ export class Authenticator {
       const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
       return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
     }
-    const reasons = refused(outcome.challenges).map(reasonOf);
+    const reasons = outcome.challenges.filter(refusal).map(reasonOf);
     return { authenticated: false, error: reasons.length ? `[${reasons.join(', ')}]` : '' };
   }
 
@@ -214,7 +215,7 @@ export class Authenticator {
       }
       return this.authenticated(req, user);
     }
-    if (refused(outcome.challenges).length) return Promise.reject(errors.unauthorized());
+    if (outcome.challenges.some(refusal)) return Promise.reject(errors.unauthorized());
     // kube's bearer-token authenticators: a token that no method accepts is invalid, never
     // anonymous, and so is a malformed WebSocket token subprotocol.
     if (bearerToken(req) !== undefined || malformedBearerToken(req) !== undefined) return Promise.reject(errors.unauthorized());
