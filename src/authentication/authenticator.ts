@@ -1,14 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Request } from 'express';
+import { Authenticator as Passport, type Strategy as PassportStrategy } from 'passport';
 import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
-import { TokenCache } from './strategy/token-cache';
-import type { Request } from 'express';
+import { CACHED_TOKEN, TOKEN_CACHE_STRATEGY, TokenCache, TokenCacheStrategy, tokenCheck } from './strategy/token-cache';
 import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './strategy/certificate-chain';
 import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header/request-header';
-import { AUDIENCES, AuthenticationStrategy, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER } from './strategy/authentication-strategy';
-import { X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
+import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, credentialNotAfter } from './strategy/authentication-strategy';
+import { CERTIFICATE_USER, X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
 import { TokenFileStrategy } from './token-file/token-file.strategy';
 import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './strategy/bearer-token';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
@@ -36,91 +37,80 @@ export const AUTHENTICATION_SETTINGS = Symbol('AUTHENTICATION_SETTINGS');
 /** The methods that read the connection (its client certificate), not a token. */
 const CONNECTION_STRATEGIES = new Set([REQUEST_HEADER_STRATEGY, X509_STRATEGY]);
 
-type Outcome = { kind: 'success'; user: UserInfo } | { kind: 'fail'; message: string } | { kind: 'pass' };
+/** The challenge of a method that found no credential of its kind (its `pass()` in the chain). */
+const NO_CREDENTIAL = Symbol('no credential of this kind');
 
-const PASSED: Outcome = { kind: 'pass' };
+type ChainAction = { fail(challenge?: unknown, status?: number): void };
+
+function noCredential(this: ChainAction): void {
+  this.fail(NO_CREDENTIAL);
+}
 
 /**
- * A strategy made ready to be asked: passport's strategy API (success, fail, pass, error)
- * bound once to an object that inherits from the strategy, as passport's middleware binds it,
- * and reused request after request instead of being rebuilt (with the middleware around it)
- * for every request. A strategy that answers at once hands its binding straight back; one
- * that answers later keeps it until then, so concurrent requests never share one.
+ * A method as the union registers it with passport. In passport's chain `pass()` ends the
+ * chain (the request goes on as it is), while in kube's union a method that finds no
+ * credential of its kind hands over to the next one: here its `pass()` is a failure without
+ * a challenge of its own, so passport asks the next method.
  */
-interface StrategyBinding extends AuthenticationStrategy {
-  /** The answer given while authenticate() ran. */
-  answered?: Outcome | Error;
-  /** Who waits for an answer given later. */
-  waiting?: { resolve(outcome: Outcome): void; reject(err: unknown): void };
+function chainMember(method: AuthenticationMethod): PassportStrategy {
+  return Object.create(method, {
+    authenticate: {
+      value(this: ChainAction & { pass(): void }, req: Request, options?: unknown) {
+        this.pass = noCredential;
+        method.authenticate.call(this as never, req, options);
+      },
+    },
+  }) as PassportStrategy;
 }
 
-class BoundStrategy {
-  private readonly idle: StrategyBinding[] = [];
+/** What passport's chain ends with: the first success (and its info), or every method's challenge in order. */
+type ChainOutcome = { user: UserInfo; info: unknown } | { user: false; challenges: unknown[] };
 
-  constructor(readonly strategy: AuthenticationStrategy) {}
+/** The chain's options: no session (every request authenticates), the outcome handed to the union. */
+const CHAIN_OPTIONS = Object.freeze({ session: false });
 
-  /** The strategy's answer for a request: at once when it answers at once. */
-  run(req: Request): Outcome | Promise<Outcome> {
-    const binding = this.idle.pop() ?? this.bind();
-    binding.answered = undefined;
-    try {
-      binding.authenticate(req);
-    } catch (err) {
-      this.idle.push(binding);
-      throw err;
-    }
-    // Set by authenticate() through the binding's callbacks (the compiler cannot see that).
-    const answered = binding.answered as Outcome | Error | undefined;
-    if (answered === undefined) return new Promise((resolve, reject) => (binding.waiting = { resolve, reject }));
-    binding.answered = undefined;
-    this.idle.push(binding);
-    if (answered instanceof Error) throw answered;
-    return answered;
-  }
+/**
+ * passport's redirect action writes to the response; no method of the union redirects (the
+ * union is given no response, as no method may answer the request itself).
+ */
+const NO_RESPONSE = {
+  setHeader(): never {
+    throw new Error('an authentication method redirected');
+  },
+};
 
-  private bind(): StrategyBinding {
-    const binding = Object.create(this.strategy) as StrategyBinding;
-    const answer = (outcome: Outcome | Error) => {
-      const waiting = binding.waiting;
-      if (!waiting) {
-        binding.answered ??= outcome;
-        return;
-      }
-      binding.waiting = undefined;
-      this.idle.push(binding);
-      if (outcome instanceof Error) waiting.reject(outcome);
-      else waiting.resolve(outcome);
-    };
-    binding.success = (user: UserInfo) => answer({ kind: 'success', user });
-    // passport's fail(challenge, status): the challenge may be left out for the status alone.
-    binding.fail = (challenge?: unknown) => answer({ kind: 'fail', message: typeof challenge === 'string' ? challenge : 'rejected' });
-    binding.pass = () => answer(PASSED);
-    binding.error = (err: unknown) => answer(err instanceof Error ? err : new Error(String(err)));
-    binding.redirect = () => answer(new Error(`authentication strategy ${this.strategy.name} redirected`));
-    return binding;
-  }
+/** kube's reason for a refusal: a method's challenge (its message), else that it rejected the credential. */
+function reasonOf(challenge: unknown): string {
+  return typeof challenge === 'string' ? challenge : 'rejected';
 }
+
+/** Whether a method's challenge refuses a credential it found (rather than finding none of its kind). */
+const refusal = (challenge: unknown) => challenge !== NO_CREDENTIAL;
 
 /** What the union says of a bare token (TokenReview): the user and the audiences it is valid for, or why not. */
 export type TokenAuthentication = { authenticated: true; user: UserInfo; audiences: string[] } | { authenticated: false; error: string };
 
 /**
- * The union of the configured authentication methods, as kube's union authenticator:
- * the first method that accepts the request decides; if credentials were presented and
- * none accepted them the request is 401; with none at all it is anonymous (when allowed).
+ * The union of the configured authentication methods, as kube's union authenticator: the
+ * methods are passport strategies run through passport's chain in kube's order, the first
+ * that accepts the request decides; if credentials were presented and none accepted them
+ * the request is 401; with none at all it is anonymous (when allowed).
  */
 @Injectable()
 export class Authenticator {
-  /** The union's methods in the order they are asked. */
-  private readonly strategies: BoundStrategy[] = [];
+  /** The union's own passport (not the process-wide one): each method registered under its name. */
+  private readonly passport = new Passport();
+  /** The methods asked for a request, in kube's order. */
+  private readonly requestChain: string[] = [];
+  /** The methods asked for a bare token (a TokenReview): the token methods, without the token cache. */
+  private readonly tokenChain: string[] = [];
   /**
    * Users proved by a connection's client certificate. x509 is asked first and a
-   * certificate cannot change, so later requests on that connection skip the strategies.
+   * certificate cannot change, so later requests on that connection skip the chain.
    */
   private readonly connectionUsers = new WeakMap<object, { user: UserInfo; until: number }>();
   private readonly x509: X509Strategy;
   private readonly requestHeader?: RequestHeaderStrategy;
-
   private readonly tokenCache?: TokenCache;
 
   constructor(
@@ -129,7 +119,6 @@ export class Authenticator {
     /** What certificate validity and cached successes are checked against. */
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
-    if (feed && settings.tokenCacheTtlMs) this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision(), clock);
     // kube's order: the authenticating proxy, client certificates, then the token methods.
     if (settings.requestHeader) {
       this.requestHeader = new RequestHeaderStrategy(settings.requestHeader, clock);
@@ -140,17 +129,48 @@ export class Authenticator {
       this.x509 = new X509Strategy(undefined, clock);
     }
     this.use(this.x509);
+    if (feed && settings.tokenCacheTtlMs) {
+      this.tokenCache = new TokenCache(settings.tokenCacheTtlMs, () => feed.headRevision(), clock);
+      this.use(new TokenCacheStrategy(this.tokenCache));
+    }
     if (settings.staticTokens) this.use(new TokenFileStrategy(settings.staticTokens));
   }
 
-  /** Adds a method to the union (feature modules register theirs at start: bootstrap and service-account tokens). */
-  register(strategy: AuthenticationStrategy): void {
-    this.use(strategy);
+  /** Adds a method to the union (feature modules register theirs at start: bootstrap and service-account tokens, JWT issuers, the webhook). */
+  register(method: AuthenticationMethod): void {
+    this.use(method);
   }
 
-  private use(strategy: AuthenticationStrategy): void {
-    if (this.strategies.some((s) => s.strategy.name === strategy.name)) throw new Error(`authentication strategy ${strategy.name} registered twice`);
-    this.strategies.push(new BoundStrategy(strategy));
+  private use(method: AuthenticationMethod): void {
+    if (this.requestChain.includes(method.name)) throw new Error(`authentication strategy ${method.name} registered twice`);
+    this.passport.use(method.name, chainMember(method));
+    this.requestChain.push(method.name);
+    if (!CONNECTION_STRATEGIES.has(method.name) && method.name !== TOKEN_CACHE_STRATEGY) this.tokenChain.push(method.name);
+  }
+
+  /**
+   * Runs passport's chain over `names` for a request: at once when every method asked
+   * answers at once, else once the last one has.
+   */
+  private runChain(req: Request, names: string[]): ChainOutcome | Promise<ChainOutcome> {
+    let answered: ChainOutcome | Error | undefined;
+    let waiting: ((answer: ChainOutcome | Error) => void) | undefined;
+    const answer = (outcome: ChainOutcome | Error) => {
+      if (waiting) waiting(outcome);
+      else answered ??= outcome;
+    };
+    const chain = this.passport.authenticate(names, CHAIN_OPTIONS, (err: unknown, user: UserInfo | false, info: unknown) => {
+      if (err) answer(err instanceof Error ? err : new Error(String(err)));
+      else if (user) answer({ user, info });
+      else answer({ user: false, challenges: info as unknown[] });
+    }) as (req: Request, res: unknown, next: (err?: unknown) => void) => void;
+    // passport calls next() only for a strategy it does not know, and never once every method has answered.
+    chain(req, NO_RESPONSE, (err?: unknown) => answer(err instanceof Error ? err : new Error(`authentication chain ended early: ${String(err)}`)));
+    if (answered === undefined) {
+      return new Promise((resolve, reject) => (waiting = (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome))));
+    }
+    if (answered instanceof Error) throw answered;
+    return answered;
   }
 
   /**
@@ -160,60 +180,50 @@ export class Authenticator {
   async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
     // The token as given, not re-read from a header (whose parsing would cut it at a space).
     const req = { headers: {}, socket: {}, [PRESENTED_TOKEN]: token, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
-    const reasons: string[] = [];
-    for (const bound of this.strategies) {
-      if (CONNECTION_STRATEGIES.has(bound.strategy.name)) continue;
-      const outcome = await bound.run(req);
-      if (outcome.kind === 'success') {
-        const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
-        return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
-      }
-      if (outcome.kind === 'fail') reasons.push(outcome.message);
+    const outcome = await this.runChain(req, this.tokenChain);
+    if (outcome.user) {
+      const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
+      return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
     }
+    const reasons = outcome.challenges.filter(refusal).map(reasonOf);
     return { authenticated: false, error: reasons.length ? `[${reasons.join(', ')}]` : '' };
   }
 
   /**
-   * The caller of a request. A connection whose client certificate already named its user
-   * is answered at once (not through a promise): most requests come on such connections.
+   * The caller of a request. It comes at once (not through a promise) when every method
+   * asked answered at once, as on a connection whose client certificate already named its
+   * user (most requests come on such connections); a refusal always comes as a rejection.
    */
   authenticate(req: Request): UserInfo | Promise<UserInfo> {
     const known = this.connectionUsers.get(req.socket);
     if (known && this.clock.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
-    return this.authenticateByMethods(req);
+    try {
+      const outcome = this.runChain(req, this.requestChain);
+      return outcome instanceof Promise ? outcome.then((o) => this.decide(req, o)) : this.decide(req, outcome);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
-  private async authenticateByMethods(req: Request): Promise<UserInfo> {
-    let failure: string | undefined;
-    const token = this.tokenCache ? bearerToken(req) : undefined;
-    let revision: string | undefined;
-    for (const bound of this.strategies) {
-      const name = bound.strategy.name;
-      if (token !== undefined && revision === undefined && !CONNECTION_STRATEGIES.has(name)) {
-        // The token methods' turn: a recent success with nothing changed since stands.
-        const cached = this.tokenCache!.get(token);
-        if (cached) return this.authenticated(req, cached);
-        revision = this.tokenCache!.currentRevision();
+  /** The union's answer once passport's chain has ended. */
+  private decide(req: Request, outcome: ChainOutcome): UserInfo | Promise<UserInfo> {
+    if (outcome.user) {
+      const user = outcome.user;
+      const check = this.tokenCache && tokenCheck(req);
+      if (outcome.info === CERTIFICATE_USER && !this.requestHeader?.trusts(req.socket)) {
+        // Kept with the authenticated group already added, so a later request copies it once.
+        this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...user, groups: [...user.groups] }), until: this.x509.validUntil(req.socket) });
+      } else if (check && outcome.info !== CACHED_TOKEN) {
+        this.tokenCache!.set(check.token, user, check.revision, credentialNotAfter(req));
       }
-      const answer = bound.run(req);
-      const outcome = answer instanceof Promise ? await answer : answer;
-      if (outcome.kind === 'success') {
-        if (name === X509_STRATEGY && !this.requestHeader?.trusts(req.socket)) {
-          // Kept with the authenticated group already added, so a later request copies it once.
-          this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...outcome.user, groups: [...outcome.user.groups] }), until: this.x509.validUntil(req.socket) });
-        } else if (token !== undefined && revision !== undefined) {
-          this.tokenCache!.set(token, outcome.user, revision, (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER]);
-        }
-        return this.authenticated(req, outcome.user);
-      }
-      if (outcome.kind === 'fail') failure ??= outcome.message;
+      return this.authenticated(req, user);
     }
-    if (failure !== undefined) throw errors.unauthorized();
+    if (outcome.challenges.some(refusal)) return Promise.reject(errors.unauthorized());
     // kube's bearer-token authenticators: a token that no method accepts is invalid, never
     // anonymous, and so is a malformed WebSocket token subprotocol.
-    if (bearerToken(req) !== undefined || malformedBearerToken(req) !== undefined) throw errors.unauthorized();
-    if (!this.settings.anonymous) throw errors.unauthorized();
-    if (this.settings.anonymousPaths && !this.settings.anonymousPaths.includes((req.originalUrl ?? req.url).split('?')[0])) throw errors.unauthorized();
+    if (bearerToken(req) !== undefined || malformedBearerToken(req) !== undefined) return Promise.reject(errors.unauthorized());
+    if (!this.settings.anonymous) return Promise.reject(errors.unauthorized());
+    if (this.settings.anonymousPaths && !this.settings.anonymousPaths.includes((req.originalUrl ?? req.url).split('?')[0])) return Promise.reject(errors.unauthorized());
     this.removeCredentials(req);
     return anonymousUser();
   }

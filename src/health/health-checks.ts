@@ -1,5 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { Injectable, Optional, ServiceUnavailableException } from '@nestjs/common';
+import { HealthCheckResult, HealthCheckService, HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { HealthCheckExecutor } from '@nestjs/terminus/dist/health-check/health-check-executor.service';
+import { JsonErrorLogger } from '@nestjs/terminus/dist/health-check/error-logger/json-error-logger.service';
+import { NOOP_LOGGER } from '@nestjs/terminus/dist/health-check/logger/noop-logger';
 
 /** The three endpoints; `healthz` is kube's deprecated one, with the checks kube gives it. */
 export type Probe = 'livez' | 'readyz' | 'healthz';
@@ -64,10 +67,18 @@ const rank = (name: string) => {
 };
 
 /**
+ * The terminus health check service of a HealthChecks made outside Nest's container (as the
+ * one the container gives: its executor, its error logger, no log of its own).
+ */
+function standaloneHealthCheckService(): HealthCheckService {
+  return new HealthCheckService(new HealthCheckExecutor(), new JsonErrorLogger(), NOOP_LOGGER);
+}
+
+/**
  * The named checks behind /livez, /readyz and /healthz, in kube's names: `ping`, `log`,
  * `storage` (kube's `etcd`), `informer-sync`, `poststarthook/<name>` per start-up step and
- * `shutdown` (readyz only). Feature modules register theirs; each runs as a terminus
- * health indicator.
+ * `shutdown` (readyz only). Feature modules register theirs; each is a terminus health
+ * indicator, and terminus's health check service runs those a probe asks for.
  */
 @Injectable()
 export class HealthChecks {
@@ -77,7 +88,13 @@ export class HealthChecks {
   private startedAt = Date.now();
   private livezGracePeriodMs = 0;
 
-  constructor(private readonly indicators: HealthIndicatorService) {
+  private readonly service: HealthCheckService;
+
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    @Optional() service?: HealthCheckService,
+  ) {
+    this.service = service ?? standaloneHealthCheckService();
     this.register('ping', ALL_PROBES, () => undefined);
     this.register('informer-sync', ['readyz'], () => {
       const informers = this.informerSources.flatMap((source) => source());
@@ -153,17 +170,32 @@ export class HealthChecks {
   async run(probe: Probe, only: string | undefined, exclude: string[]): Promise<CheckOutcome[]> {
     const selected = this.ordered(probe).filter((c) => only === undefined || c.name === only);
     const graceful = probe === 'livez' && Date.now() < this.startedAt + this.livezGracePeriodMs;
-    return Promise.all(
-      selected.map(async (check) => {
-        if (exclude.includes(check.name)) return { name: check.name, ok: true, excluded: true };
-        if (graceful && check.postStartHook) return { name: check.name, ok: true, excluded: false };
-        const result = await this.indicate(check);
-        const status = result[check.name];
-        return status.status === 'up'
-          ? { name: check.name, ok: true, excluded: false }
-          : { name: check.name, ok: false, excluded: false, error: String(status.message) };
-      }),
-    );
+    const skipped = (check: Check) => exclude.includes(check.name) || (graceful && check.postStartHook === true);
+    const details = await this.check(selected.filter((check) => !skipped(check)));
+    return selected.map((check) => {
+      if (exclude.includes(check.name)) return { name: check.name, ok: true, excluded: true };
+      if (skipped(check)) return { name: check.name, ok: true, excluded: false };
+      const status = details[check.name];
+      return status?.status === 'up'
+        ? { name: check.name, ok: true, excluded: false }
+        : { name: check.name, ok: false, excluded: false, error: String(status?.message) };
+    });
+  }
+
+  /**
+   * Each check's status, as terminus's health check service runs their indicators. It
+   * answers a failure (or any answer while the application shuts down) with a 503 that holds
+   * the same result: the probe's own output is kube's, made from the checks one by one.
+   */
+  private async check(checks: Check[]): Promise<HealthCheckResult['details']> {
+    let result: HealthCheckResult;
+    try {
+      result = await this.service.check(checks.map((check) => () => this.indicate(check)));
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableException)) throw err;
+      result = err.getResponse() as HealthCheckResult;
+    }
+    return result.details;
   }
 
   private async indicate(check: Check): Promise<HealthIndicatorResult> {

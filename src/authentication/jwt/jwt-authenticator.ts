@@ -1,9 +1,11 @@
+import { KeyObject } from 'node:crypto';
 import { CelEvaluationError } from '../../cel';
 import { UserInfo } from '../../apimachinery/user-info';
 import { issuerHash, recordJwtAuthentication } from '../../metrics/jwt-authenticator-metrics';
-import { loadJose } from '../serviceaccount/jose';
+import { jwtVerifierError, tooShortRsaKey, TokenRejected, unverifiedClaims } from '../strategy/jwt-method';
 import { evaluateExpression, stringList, userVariable } from './expressions';
 import { IssuerKeys } from './issuer-keys';
+import { JwtStrategy } from './jwt.strategy';
 import { JWTAuthenticator } from './types';
 import { CompiledExpressions } from './validation';
 
@@ -11,7 +13,7 @@ import { CompiledExpressions } from './validation';
 const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** A token of this authenticator's issuer that does not authenticate; the message is kube's. */
-export class TokenRejected extends Error {}
+export { TokenRejected };
 
 export interface AuthenticatedToken {
   user: UserInfo;
@@ -23,18 +25,6 @@ type Claims = Record<string, unknown>;
 
 const goList = (values: readonly unknown[]) => `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
 
-/** The payload of a compact JWS without verifying it (to pick the authenticator by `iss`); undefined if it is none. */
-export function unverifiedClaims(token: string): Claims | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  try {
-    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Claims) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One `jwt` entry of the authentication configuration (kube's oidc authenticator): verifies
  * the signature with the issuer's keys and the allowed algorithms, the issuer, audiences and
@@ -44,6 +34,8 @@ export class JwtAuthenticator {
   private readonly audiences: ReadonlySet<string>;
   private readonly issuerLabel: string;
   private readonly requiredClaims: Array<{ claim: string; value: string }>;
+  /** This authenticator as a method of its own, for `authenticate`. */
+  private alone: JwtStrategy | undefined;
 
   constructor(
     readonly config: JWTAuthenticator,
@@ -60,20 +52,75 @@ export class JwtAuthenticator {
     return this.config.issuer.url;
   }
 
+  /**
+   * A bare token through passport-jwt, this authenticator alone as the union's `jwt` method
+   * runs it for a request: the user, and the token's expiry; TokenRejected when it does not
+   * authenticate.
+   */
   async authenticate(token: string): Promise<AuthenticatedToken> {
-    const started = performance.now();
-    try {
-      const result = await this.check(token);
-      recordJwtAuthentication(this.issuerLabel, 'success', (performance.now() - started) / 1000);
-      return result;
-    } catch (err) {
-      recordJwtAuthentication(this.issuerLabel, 'failure', (performance.now() - started) / 1000);
-      throw err;
+    if (!this.alone) {
+      this.alone = new JwtStrategy();
+      this.alone.replace([this]);
+    }
+    const outcome = await this.alone.verify(token);
+    if (outcome && 'rejected' in outcome) throw new TokenRejected(outcome.rejected);
+    if (outcome) return outcome;
+    const claims = unverifiedClaims(token);
+    if (!claims) throw this.signatureFailure('Invalid Compact JWS');
+    throw new TokenRejected(`oidc: verify token: oidc: id token issued by a different provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(claims.iss)}`);
+  }
+
+  /** What verifying a token of this issuer took, by outcome (kube's jwt authenticator metrics). */
+  record(result: 'success' | 'failure', started: number): void {
+    recordJwtAuthentication(this.issuerLabel, result, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * The key of the issuer's key set a token is verified with (jose's key set: by key id and
+   * algorithm, the set fetched again once when the token names a key that is not in it),
+   * after the header checks jose makes; TokenRejected with kube's message when there is none.
+   */
+  async key(token: string): Promise<KeyObject> {
+    for (let attempt = 0; ; attempt++) {
+      const resolver = await this.keys.current();
+      if (!resolver) throw new TokenRejected(`oidc: authenticator for issuer ${JSON.stringify(this.issuer)} is not initialized: ${this.keys.loadProblem}`);
+      const header = unverifiedHeader(token);
+      const problem = headerProblem(header);
+      if (problem) throw this.signatureFailure(problem);
+      const alg = header!.alg as string;
+      if (!this.algorithms.includes(alg)) throw new TokenRejected(`oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goList(this.algorithms)}`);
+      let key: KeyObject;
+      try {
+        key = keyObject(await resolver(header as Parameters<typeof resolver>[0]));
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'ERR_JWKS_NO_MATCHING_KEY' && attempt === 0) {
+          await this.keys.refreshForUnknownKey();
+          continue;
+        }
+        throw this.signatureFailure((err as Error).message);
+      }
+      if (tooShortRsaKey(alg, key)) throw this.signatureFailure(`${alg} requires key modulusLength to be 2048 bits or larger`);
+      return key;
     }
   }
 
-  private async check(token: string): Promise<AuthenticatedToken> {
-    const claims = await this.verify(token);
+  /** kube's message for passport-jwt's refusal of a token of this issuer (jsonwebtoken's errors in jose's words). */
+  rejection(challenge: unknown): string {
+    if (typeof challenge === 'string') return challenge;
+    if (challenge instanceof TokenRejected) return challenge.message;
+    const err = jwtVerifierError(challenge);
+    if (err?.message === 'invalid signature') return this.signatureFailure('signature verification failed').message;
+    return this.signatureFailure(challenge instanceof Error ? challenge.message : String(challenge)).message;
+  }
+
+  private signatureFailure(reason: string): TokenRejected {
+    return new TokenRejected(`oidc: verify token: failed to verify signature: ${reason}`);
+  }
+
+  /** The user verified claims stand for, once go-oidc's claim checks pass; and when the token expires. */
+  user(claims: Claims): AuthenticatedToken {
+    this.checkClaims(claims);
     const user: UserInfo = { username: this.username(claims), groups: this.groups(claims) };
     const uid = this.uid(claims);
     if (uid) user.uid = uid;
@@ -95,33 +142,8 @@ export class JwtAuthenticator {
     return { user, expiresAt: (claims.exp as number) * 1000 };
   }
 
-  /** Signature (with a key refetch when the token names an unknown key), then go-oidc's claim checks. */
-  private async verify(token: string): Promise<Claims> {
-    const jose = await loadJose();
-    let payload: Uint8Array | undefined;
-    for (let attempt = 0; payload === undefined; attempt++) {
-      const resolver = await this.keys.current();
-      if (!resolver) throw new TokenRejected(`oidc: authenticator for issuer ${JSON.stringify(this.issuer)} is not initialized: ${this.keys.loadProblem}`);
-      try {
-        payload = (await jose.compactVerify(token, resolver, { algorithms: this.algorithms })).payload;
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'ERR_JWKS_NO_MATCHING_KEY' && attempt === 0) {
-          await this.keys.refreshForUnknownKey();
-          continue;
-        }
-        if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') {
-          throw new TokenRejected(`oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goList(this.algorithms)}`);
-        }
-        throw new TokenRejected(`oidc: verify token: failed to verify signature: ${(err as Error).message}`);
-      }
-    }
-    let claims: Claims;
-    try {
-      claims = JSON.parse(new TextDecoder().decode(payload)) as Claims;
-    } catch (err) {
-      throw new TokenRejected(`oidc: verify token: oidc: failed to unmarshal claims: ${(err as Error).message}`);
-    }
+  /** go-oidc's checks of verified claims: issuer, audience, expiry, not-before and issued-at (with its clock skew). */
+  private checkClaims(claims: Claims): void {
     if (claims.iss !== this.issuer) {
       throw new TokenRejected(`oidc: verify token: oidc: id token issued by a different provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(claims.iss)}`);
     }
@@ -140,7 +162,6 @@ export class JwtAuthenticator {
     if (typeof claims.iat === 'number' && claims.iat * 1000 > now + CLOCK_SKEW_MS) {
       throw new TokenRejected(`oidc: verify token: oidc: issued at time ${new Date(claims.iat * 1000).toISOString()} is in the future`);
     }
-    return claims;
   }
 
   private evaluate(what: string, program: NonNullable<CompiledExpressions['username']>, claims: Claims): unknown {
@@ -227,4 +248,42 @@ export class JwtAuthenticator {
       throw new TokenRejected(`${context}: validation expression '${rule.program.expression}' failed${rule.message ? `: ${rule.message}` : ''}`);
     }
   }
+}
+
+/** The keys of a key set as jsonwebtoken takes them (jose hands out Web Crypto keys, each imported once). */
+const keyObjects = new WeakMap<object, KeyObject>();
+
+function keyObject(key: Parameters<typeof KeyObject.from>[0]): KeyObject {
+  let converted = keyObjects.get(key);
+  if (!converted) keyObjects.set(key, (converted = KeyObject.from(key)));
+  return converted;
+}
+
+/** A compact JWS's protected header, undefined when it is not a JSON object. */
+function unverifiedHeader(token: string): Claims | undefined {
+  const end = token.indexOf('.');
+  if (end < 0) return undefined;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.slice(0, end), 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && !Array.isArray(header) ? (header as Claims) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What jose refuses in a protected header before it looks for a key (its messages). */
+function headerProblem(header: Claims | undefined): string | undefined {
+  if (!header) return 'JWS Protected Header is invalid';
+  const crit = header.crit;
+  if (crit !== undefined) {
+    if (!Array.isArray(crit) || crit.length === 0 || crit.some((c) => typeof c !== 'string' || c === '')) {
+      return '"crit" (Critical) Header Parameter MUST be an array of non-empty strings when present';
+    }
+    for (const parameter of crit as string[]) {
+      if (parameter !== 'b64') return `Extension Header Parameter "${parameter}" is not recognized`;
+      if (header.b64 === undefined) return `Extension Header Parameter "${parameter}" is missing`;
+    }
+  }
+  if (typeof header.alg !== 'string' || !header.alg) return 'JWS "alg" (Algorithm) Header Parameter missing or invalid';
+  return undefined;
 }

@@ -1,22 +1,33 @@
 import type { Request } from 'express';
-import { AuthenticationStrategy, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
-import { bearerToken } from '../strategy/bearer-token';
-import { JwtAuthenticator, TokenRejected, unverifiedClaims } from './jwt-authenticator';
+import type { KeyObject } from 'node:crypto';
+import { UserInfo } from '../../apimachinery/user-info';
+import { SUPPORTED_SIGNING_ALGS } from '../../config/options';
+import { credentialNotAfter, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
+import { JwtMethod, TokenRejected, unverifiedClaims } from '../strategy/jwt-method';
+import type { AuthenticatedToken, JwtAuthenticator } from './jwt-authenticator';
 
 export const JWT_STRATEGY = 'jwt';
 
+/** A token routed to the authenticator of its issuer, and when its verification started (for the metrics). */
+interface Routed {
+  authenticator: JwtAuthenticator;
+  started: number;
+}
+
 /**
- * The JWT authenticators of `--oidc-*` or `--authentication-config` as one method: a bearer
- * token is routed by its (unverified) `iss` to the authenticator of that issuer, which
- * accepts or rejects it; a token of no configured issuer is not this method's (pass).
+ * The JWT authenticators of `--oidc-*` or `--authentication-config` as one method, verified
+ * by passport-jwt: a bearer token is routed by its (unverified) `iss` to the authenticator of
+ * that issuer, whose key set gives the key and whose checks and claim mappings (CEL
+ * included) make the user; a token of no configured issuer is not this method's (pass).
  */
-export class JwtStrategy extends AuthenticationStrategy {
+export class JwtStrategy extends JwtMethod<Routed> {
   readonly name = JWT_STRATEGY;
   private byIssuer = new Map<string, JwtAuthenticator>();
 
   /** `apiAudiences`: the API's own audiences (kube's audience-agnostic wrapper answers for them only). */
   constructor(private readonly apiAudiences: readonly string[] = []) {
-    super();
+    // The times are go-oidc's checks, with its messages, made on the verified claims.
+    super({ algorithms: SUPPORTED_SIGNING_ALGS, times: false });
   }
 
   /** Installs the authenticators of a (re)loaded configuration; returns the ones replaced. */
@@ -30,25 +41,48 @@ export class JwtStrategy extends AuthenticationStrategy {
     return [...this.byIssuer.values()];
   }
 
-  authenticate(req: Request): void {
-    const token = bearerToken(req);
-    if (token === undefined || this.byIssuer.size === 0) return this.pass();
+  protected routeOf(req: Request, token: string): Routed | undefined {
+    if (this.byIssuer.size === 0) return undefined;
     const iss = unverifiedClaims(token)?.iss;
     const authenticator = typeof iss === 'string' ? this.byIssuer.get(iss) : undefined;
-    if (!authenticator) return this.pass();
+    if (!authenticator) return undefined;
     // A TokenReview for other audiences: an ID token is meant for the API (kube's WrapAudienceAgnosticToken).
     if (this.apiAudiences.length) {
       const requested = requestedAudiences(req);
       const granted = requested ? requested.filter((a) => this.apiAudiences.includes(a)) : [...this.apiAudiences];
-      if (!granted.length) return this.pass();
+      if (!granted.length) return undefined;
       setAuthenticatedAudiences(req, granted);
     }
-    authenticator.authenticate(token).then(
-      ({ user, expiresAt }) => {
-        setCredentialNotAfter(req, expiresAt);
-        this.success(user);
-      },
-      (err: Error) => (err instanceof TokenRejected ? this.fail(err.message, 401) : this.error(err)),
-    );
+    return { authenticator, started: performance.now() };
+  }
+
+  protected key(route: Routed, token: string): Promise<KeyObject> {
+    return route.authenticator.key(token);
+  }
+
+  protected verified(route: Routed, req: Request, claims: Record<string, unknown>): UserInfo {
+    let verified: AuthenticatedToken;
+    try {
+      verified = route.authenticator.user(claims);
+    } catch (err) {
+      // A refusal is counted as the method fails with it.
+      if (!(err instanceof TokenRejected)) route.authenticator.record('failure', route.started);
+      throw err;
+    }
+    setCredentialNotAfter(req, verified.expiresAt);
+    route.authenticator.record('success', route.started);
+    return verified.user;
+  }
+
+  protected rejection(route: Routed, challenge: unknown): string {
+    route.authenticator.record('failure', route.started);
+    return route.authenticator.rejection(challenge);
+  }
+
+  /** A bare token through this method alone: the user and the token's expiry, the refusal, or undefined when it is not this method's. */
+  async verify(token: string): Promise<AuthenticatedToken | { rejected: string } | undefined> {
+    const outcome = await this.verifyAlone(token);
+    if (!outcome || 'rejected' in outcome) return outcome;
+    return { user: outcome.user, expiresAt: credentialNotAfter(outcome.req)! };
   }
 }

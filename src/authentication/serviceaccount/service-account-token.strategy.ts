@@ -1,14 +1,15 @@
 import type { Request } from 'express';
-import { timingSafeEqual } from 'node:crypto';
+import { KeyObject, timingSafeEqual } from 'node:crypto';
 import { KubeObject } from '../../apimachinery/types';
-import { AuthenticationStrategy, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
-import { bearerToken } from '../strategy/bearer-token';
+import { UserInfo } from '../../apimachinery/user-info';
+import { requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
+import { JwtMethod, jwtVerifierError, TokenRejected, UnverifiedJwt } from '../strategy/jwt-method';
 import { nodeType } from '../../core/kinds/node';
 import { podType } from '../../core/kinds/pod';
 import { Secret, secretType, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../../core/kinds/secret';
 import { serviceAccountType } from '../../core/kinds/service-account';
 import { ObjectLookup } from './object-lookup';
-import { ServiceAccountTokens } from './service-account-tokens';
+import { CLOCK_LEEWAY_SECONDS, SERVICE_ACCOUNT_ALGORITHMS, ServiceAccountTokens } from './service-account-tokens';
 import { ObjectRef, ServiceAccountClaims, serviceAccountUser } from './token-claims';
 
 export const SERVICE_ACCOUNT_UID_ANNOTATION = 'platform.io/service-account.uid';
@@ -16,56 +17,51 @@ export const SERVICE_ACCOUNT_UID_ANNOTATION = 'platform.io/service-account.uid';
 /** kube lets a token outlive the deletion of what it is bound to by this much (graceful pod deletion). */
 const DELETION_GRACE_MS = 60_000;
 
+/** A token of ours as the method routed it: the token, its header and claims (not yet verified). */
+interface OurToken extends UnverifiedJwt {
+  token: string;
+}
+
 /**
- * Service-account tokens (kube's JWT token authenticator with its validators): a JWT from
- * one of the accepted issuers, signed by one of the keys, meant for the API's audiences
- * (or a TokenReview's). With --service-account-lookup the account, and the object a bound
- * token is bound to, must still exist with the uid in the token; a legacy token must still
- * be held by its Secret.
+ * Service-account tokens (kube's JWT token authenticator with its validators), verified by
+ * passport-jwt: a JWT from one of the accepted issuers, signed by one of the keys, meant for
+ * the API's audiences (or a TokenReview's). With --service-account-lookup the account, and
+ * the object a bound token is bound to, must still exist with the uid in the token; a legacy
+ * token must still be held by its Secret.
  */
-export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
+export class ServiceAccountTokenStrategy extends JwtMethod<OurToken> {
   readonly name = 'service-account-token';
 
   constructor(
     private readonly tokens: ServiceAccountTokens,
     private readonly objects: ObjectLookup,
   ) {
-    super();
+    super({ algorithms: [...SERVICE_ACCOUNT_ALGORITHMS], times: { leewaySeconds: CLOCK_LEEWAY_SECONDS } });
   }
 
-  authenticate(req: Request): void {
-    const token = bearerToken(req);
-    if (token === undefined) return this.pass();
-    this.check(req, token).then(
-      (outcome) => {
-        if (outcome === 'pass') this.pass();
-        else if (typeof outcome === 'string') this.fail(outcome, 401);
-        else this.success(outcome);
-      },
-      (err: Error) => this.error(err),
-    );
+  protected routeOf(_req: Request, token: string): OurToken | undefined {
+    const jwt = this.tokens.ours(token);
+    return jwt && { token, ...jwt };
   }
 
-  private async check(req: Request, token: string) {
+  protected key(route: OurToken): KeyObject {
+    return this.tokens.verificationKey(route.header, route.token);
+  }
+
+  protected rejection(_route: OurToken, challenge: unknown): string {
+    return serviceAccountRejection(challenge);
+  }
+
+  protected async verified(route: OurToken, req: Request, payload: Record<string, unknown>): Promise<UserInfo> {
     const audiences = requestedAudiences(req) ?? this.tokens.settings.apiAudiences;
-    const verdict = await this.tokens.verify(token, audiences);
-    if (verdict.kind === 'pass') return 'pass' as const;
-    if (verdict.kind === 'fail') return verdict.reason;
-    const { claims } = verdict;
+    const claims = this.tokens.claims(payload, audiences);
     if (this.tokens.settings.lookup || claims.legacySecret) {
-      const problem = claims.legacySecret ? await this.checkLegacy(claims, token) : await this.checkBound(claims);
-      if (problem) return problem;
+      const problem = claims.legacySecret ? await this.checkLegacy(claims, route.token) : await this.checkBound(claims);
+      if (problem) throw new TokenRejected(problem);
     }
-    setAuthenticatedAudiences(req, claims.legacySecret ? [...audiences] : this.grantedAudiences(token, audiences));
+    setAuthenticatedAudiences(req, claims.legacySecret ? [...audiences] : grantedAudiences(payload, audiences));
     if (claims.expiresAt !== undefined) setCredentialNotAfter(req, claims.expiresAt * 1000);
     return serviceAccountUser(claims);
-  }
-
-  /** The requested audiences the token names (kube's intersection). */
-  private grantedAudiences(token: string, audiences: readonly string[]): string[] {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { aud?: string | string[] };
-    const tokenAudiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
-    return audiences.filter((a) => tokenAudiences.includes(a));
   }
 
   private async get(type: { group: string; plural: string; namespaced: boolean }, namespace: string, name: string): Promise<KubeObject | undefined> {
@@ -95,6 +91,25 @@ export class ServiceAccountTokenStrategy extends AuthenticationStrategy {
     const account = await this.get(serviceAccountType, claims.namespace, claims.serviceAccount.name);
     return refProblem('service account', account, claims.serviceAccount);
   }
+}
+
+/** The requested audiences the token names (kube's intersection). */
+function grantedAudiences(payload: Record<string, unknown>, audiences: readonly string[]): string[] {
+  const tokenAudiences = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
+  return audiences.filter((a) => tokenAudiences.includes(a));
+}
+
+/** kube's reasons for jsonwebtoken's refusals of a token of ours. */
+function serviceAccountRejection(challenge: unknown): string {
+  if (typeof challenge === 'string') return challenge;
+  if (challenge instanceof TokenRejected) return challenge.message;
+  const err = jwtVerifierError(challenge);
+  if (err?.name === 'TokenExpiredError') return 'service account token has expired';
+  if (err?.name === 'NotBeforeError') return 'service account token is not valid yet';
+  if (err?.message === 'invalid signature') return 'invalid signature';
+  // A time claim that is no number fails its validation as one that is not due.
+  if (err?.message === 'invalid nbf value' || err?.message === 'invalid exp value') return 'service account token is not valid yet';
+  return 'invalid token';
 }
 
 /** Why an object a token names no longer vouches for it: gone, replaced (another uid), or deleted a while ago. */

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { KeyObject, randomUUID } from 'node:crypto';
+import { signedWith, tooShortRsaKey, TokenRejected, UnverifiedJwt, unverifiedJwt } from '../strategy/jwt-method';
 import { loadJose, Jose } from './jose';
 import { SigningKey, VerificationKey } from './keys';
 import {
@@ -36,13 +37,13 @@ export interface ServiceAccountTokenSettings {
 export const SERVICE_ACCOUNT_TOKEN_SETTINGS = Symbol('SERVICE_ACCOUNT_TOKEN_SETTINGS');
 
 /** Only asymmetric signatures are ever accepted (never `none`, never an HMAC with a public key as secret). */
-const ASYMMETRIC = ['RS256', 'ES256', 'ES384', 'ES512'];
+export const SERVICE_ACCOUNT_ALGORITHMS: readonly string[] = ['RS256', 'ES256', 'ES384', 'ES512'];
 
 /** go-jose's default leeway for exp and nbf, which kube's validator uses. */
-const CLOCK_LEEWAY_SECONDS = 60;
+export const CLOCK_LEEWAY_SECONDS = 60;
 
-/** A verified token's claims, a refusal (a token of ours that is bad), or not one of ours. */
-export type TokenVerdict = { kind: 'claims'; claims: ServiceAccountClaims } | { kind: 'fail'; reason: string } | { kind: 'pass' };
+/** A verified token's claims, or a refusal (a token of ours that is bad). */
+type TokenVerdict = { kind: 'claims'; claims: ServiceAccountClaims } | { kind: 'fail'; reason: string };
 
 export interface TokenSpec {
   namespace: string;
@@ -54,7 +55,10 @@ export interface TokenSpec {
 
 type CryptoKeyLike = Awaited<ReturnType<Jose['importSPKI']>>;
 
-/** Issues and verifies the JWTs of service accounts (kube's pkg/serviceaccount), with `jose`. */
+/**
+ * The JWTs of service accounts (kube's pkg/serviceaccount): issued with `jose`; verified by
+ * passport-jwt in the service-account method, with the keys and claim checks given here.
+ */
 export class ServiceAccountTokens {
   private jose!: Jose;
   private signingKey!: CryptoKeyLike;
@@ -120,39 +124,39 @@ export class ServiceAccountTokens {
   }
 
   /**
-   * kube's JWT token authenticator: a token that is no JWT or names another issuer is not
-   * ours (pass); one of ours must carry a valid signature by one of the keys, be within its
-   * validity, and (bound tokens) be meant for one of `audiences`.
+   * kube's JWT token authenticator routes by issuer: a token that is no JWT or names another
+   * issuer is not ours (undefined: the method passes); one of ours comes back decoded, unverified.
    */
-  async verify(token: string, audiences: readonly string[]): Promise<TokenVerdict> {
-    if (token.split('.').length !== 3) return { kind: 'pass' };
-    let payload: Record<string, unknown>;
-    let header: { alg?: string; kid?: string };
-    try {
-      payload = this.jose.decodeJwt(token) as Record<string, unknown>;
-      header = this.jose.decodeProtectedHeader(token);
-    } catch {
-      return { kind: 'pass' };
-    }
-    const legacy = payload.iss === LEGACY_ISSUER;
-    if (!legacy && !(typeof payload.iss === 'string' && this.issuers.has(payload.iss))) return { kind: 'pass' };
-    if (!header.alg || !ASYMMETRIC.includes(header.alg)) return { kind: 'fail', reason: 'invalid signature algorithm' };
-    const candidates = this.verificationKeys.filter((k) => k.alg === header.alg);
-    let verified = false;
-    for (const candidate of candidates) {
-      try {
-        await this.jose.jwtVerify(token, candidate.key, { algorithms: [candidate.alg], clockTolerance: CLOCK_LEEWAY_SECONDS });
-        verified = true;
-        break;
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'ERR_JWT_EXPIRED') return { kind: 'fail', reason: 'service account token has expired' };
-        if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') return { kind: 'fail', reason: 'service account token is not valid yet' };
-        if (code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return { kind: 'fail', reason: 'invalid token' };
-      }
-    }
-    if (!verified) return { kind: 'fail', reason: 'invalid signature' };
-    return legacy ? this.legacyClaims(payload) : this.boundClaims(payload, audiences);
+  ours(token: string): UnverifiedJwt | undefined {
+    const jwt = unverifiedJwt(token);
+    const iss = jwt?.claims.iss;
+    return jwt && (iss === LEGACY_ISSUER || (typeof iss === 'string' && this.issuers.has(iss))) ? jwt : undefined;
+  }
+
+  /**
+   * The key a token of ours is verified with: one of the keys of its algorithm (only
+   * asymmetric ones), the one its key id names, else the one that made its signature.
+   */
+  verificationKey(header: UnverifiedJwt['header'], token: string): KeyObject {
+    const alg = header.alg;
+    if (typeof alg !== 'string' || !SERVICE_ACCOUNT_ALGORITHMS.includes(alg)) throw new TokenRejected('invalid signature algorithm');
+    // jose's header checks, which the tokens were verified with: no extension it does not know.
+    if (header.crit !== undefined) throw new TokenRejected('invalid token');
+    const candidates = this.settings.verification.filter((k) => k.alg === alg);
+    const named = candidates.find((k) => k.kid === header.kid);
+    const key = named ?? (candidates.length > 1 ? candidates.find((k) => signedWith(token, alg, k.key)) : undefined) ?? candidates[0];
+    if (!key) throw new TokenRejected('invalid signature');
+    if (tooShortRsaKey(alg, key.key)) throw new TokenRejected('invalid token');
+    return key.key;
+  }
+
+  /** A verified token's claims, as the kind of token it is (legacy or bound) has them; TokenRejected when they are not a service account's. */
+  claims(payload: Record<string, unknown>, audiences: readonly string[]): ServiceAccountClaims {
+    // jose checked that `iat`, when given, is a time, as `exp` and `nbf`.
+    if (payload.iat !== undefined && typeof payload.iat !== 'number') throw new TokenRejected('service account token is not valid yet');
+    const verdict = payload.iss === LEGACY_ISSUER ? this.legacyClaims(payload) : this.boundClaims(payload, audiences);
+    if (verdict.kind === 'fail') throw new TokenRejected(verdict.reason);
+    return verdict.claims;
   }
 
   private boundClaims(payload: Record<string, unknown>, audiences: readonly string[]): TokenVerdict {

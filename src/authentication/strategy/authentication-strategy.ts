@@ -1,10 +1,15 @@
 import type { Request } from 'express';
+import type { Strategy as PassportStrategy } from 'passport';
 import { Strategy } from 'passport-strategy';
 
 /**
- * Passport strategies, one per authentication method. Each says success (an identity),
- * fail (credentials of its kind were presented and are bad) or pass (none of its kind).
+ * An authentication method: a passport strategy under its name. Each says success (an
+ * identity), fail (credentials of its kind were presented and are bad, with kube's reason
+ * as the challenge) or pass (none of its kind).
  */
+export type AuthenticationMethod = PassportStrategy & { readonly name: string };
+
+/** The base of the methods written here (passport-strategy's), with the name they are registered under. */
 export abstract class AuthenticationStrategy extends Strategy {
   abstract readonly name: string;
 }
@@ -30,4 +35,9 @@ export const CREDENTIAL_NOT_AFTER = Symbol('credential not after');
 
 export function setCredentialNotAfter(req: Request, ms: number): void {
   (req as unknown as Record<symbol, number>)[CREDENTIAL_NOT_AFTER] = ms;
+}
+
+/** When the credential a strategy accepted expires, in ms, if it said. */
+export function credentialNotAfter(req: Request): number | undefined {
+  return (req as unknown as Record<symbol, number | undefined>)[CREDENTIAL_NOT_AFTER];
 }

@@ -12,13 +12,15 @@ import { CERTIFICATE_EXPIRED, chainsTo } from '../strategy/certificate-chain';
  */
 type CertificateVerdict = { user: UserInfo; notAfter: number } | { refused: string } | null;
 
-
 /**
  * Client certificates verified by the TLS layer against the client CAs: CN = user, O = groups.
  * A connection's certificate cannot change, so its verdict is read once per TLS socket
  * (getPeerCertificate parses the certificate into a fresh object on every call).
  */
 export const X509_STRATEGY = 'x509';
+
+/** passport's info of this method's successes: the union remembers a certificate's user for its connection. */
+export const CERTIFICATE_USER = Object.freeze({ method: X509_STRATEGY });
 
 export class X509Strategy extends AuthenticationStrategy {
   readonly name = X509_STRATEGY;
@@ -47,7 +49,7 @@ export class X509Strategy extends AuthenticationStrategy {
     if (verdict === null) return this.pass();
     if ('refused' in verdict) return this.fail(verdict.refused, 401);
     if (this.clock.now() > verdict.notAfter) return this.fail(CERTIFICATE_EXPIRED, 401);
-    this.success({ ...verdict.user, groups: [...verdict.user.groups] });
+    this.success({ ...verdict.user, groups: [...verdict.user.groups] }, CERTIFICATE_USER);
   }
 
   /** Until when a connection's certificate vouches for its user (for callers that remember the user). */

@@ -2,7 +2,7 @@ import { anyText, bool, commaList, duration, flag, FlagProblem, flagsOf, FlagUse
 import { completeServiceAccounts, serviceAccountFlags, validateServiceAccounts } from './service-accounts';
 
 /** The asymmetric algorithms an ID token may be signed with (kube's allow-list); HMAC and `none` never. */
-const SUPPORTED_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+export const SUPPORTED_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
 
 /** --oidc-required-claim: pflag's mapStringString, `key=value` pairs separated by commas. */
 function requiredClaims(value: string): Array<[string, string]> {

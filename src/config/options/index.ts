@@ -15,6 +15,7 @@ import { storage } from './storage';
 export { ADMISSION_PLUGINS } from './admission';
 export type { AuditBatchOptions, AuditMode, AuditOptions, AuditTruncateOptions } from './audit';
 export type { OidcOptions, RequestHeaderOptions } from './authentication';
+export { SUPPORTED_SIGNING_ALGS } from './authentication';
 export type { LoggingFormat } from './logging';
 export type { ServiceAccountTokenOptions } from './service-accounts';
 export { DEFAULT_WATCH_CACHE_SIZE_BYTES } from './storage';
