@@ -3,12 +3,12 @@ import type { Request } from 'express';
 import { Authenticator as Passport, type Strategy as PassportStrategy } from 'passport';
 import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
-import { CACHED_TOKEN, TOKEN_CACHE_STRATEGY, TokenCache, TokenCacheStrategy, tokenCheck } from './strategy/token-cache';
+import { CACHED_TOKEN, TOKEN_CACHE_STRATEGY, TOKEN_CHECK, TokenCache, TokenCacheStrategy, tokenCheck } from './strategy/token-cache';
 import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './strategy/certificate-chain';
 import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header/request-header';
-import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, credentialNotAfter } from './strategy/authentication-strategy';
+import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER, credentialNotAfter } from './strategy/authentication-strategy';
 import { CERTIFICATE_USER, X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
 import { TokenFileStrategy } from './token-file/token-file.strategy';
 import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './strategy/bearer-token';
@@ -78,6 +78,39 @@ const NO_RESPONSE = {
     throw new Error('an authentication method redirected');
   },
 };
+
+/**
+ * A request as the union's methods read it in passport's chain: its headers, its connection
+ * and its identity headers one by one, and what the methods note on it (audiences, expiry,
+ * the token cache's check). The chain runs on this small object rather than on the request:
+ * passport gives the object it runs on its session helpers (`login`, `logout`, ...) and
+ * reshaping Node's request object that way cost each request more than the whole chain.
+ * The helpers' slots are declared, so passport finds them in place.
+ */
+class ChainRequest {
+  readonly headers: Request['headers'];
+  readonly socket: Request['socket'];
+  login: unknown = undefined;
+  logIn: unknown = undefined;
+  logout: unknown = undefined;
+  logOut: unknown = undefined;
+  isAuthenticated: unknown = undefined;
+  isUnauthenticated: unknown = undefined;
+  _sessionManager: unknown = undefined;
+  [AUTHENTICATED_AUDIENCES]: string[] | undefined = undefined;
+  [CREDENTIAL_NOT_AFTER]: number | undefined = undefined;
+  [TOKEN_CHECK]: unknown = undefined;
+
+  constructor(private readonly request: Request) {
+    this.headers = request.headers;
+    this.socket = request.socket;
+  }
+
+  /** The request-header method's per-name headers, as Node makes them (on first read). */
+  get headersDistinct(): Request['headersDistinct'] {
+    return this.request.headersDistinct;
+  }
+}
 
 /** kube's reason for a refusal: a method's challenge (its message), else that it rejected the credential. */
 function reasonOf(challenge: unknown): string {
@@ -198,23 +231,24 @@ export class Authenticator {
     const known = this.connectionUsers.get(req.socket);
     if (known && this.clock.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     try {
-      const outcome = this.runChain(req, this.requestChain);
-      return outcome instanceof Promise ? outcome.then((o) => this.decide(req, o)) : this.decide(req, outcome);
+      const view = new ChainRequest(req) as unknown as Request;
+      const outcome = this.runChain(view, this.requestChain);
+      return outcome instanceof Promise ? outcome.then((o) => this.decide(req, view, o)) : this.decide(req, view, outcome);
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
-  /** The union's answer once passport's chain has ended. */
-  private decide(req: Request, outcome: ChainOutcome): UserInfo | Promise<UserInfo> {
+  /** The union's answer once passport's chain has ended (on `view`, what the methods noted). */
+  private decide(req: Request, view: Request, outcome: ChainOutcome): UserInfo | Promise<UserInfo> {
     if (outcome.user) {
       const user = outcome.user;
-      const check = this.tokenCache && tokenCheck(req);
+      const check = this.tokenCache && tokenCheck(view);
       if (outcome.info === CERTIFICATE_USER && !this.requestHeader?.trusts(req.socket)) {
         // Kept with the authenticated group already added, so a later request copies it once.
         this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...user, groups: [...user.groups] }), until: this.x509.validUntil(req.socket) });
       } else if (check && outcome.info !== CACHED_TOKEN) {
-        this.tokenCache!.set(check.token, user, check.revision, credentialNotAfter(req));
+        this.tokenCache!.set(check.token, user, check.revision, credentialNotAfter(view));
       }
       return this.authenticated(req, user);
     }
