@@ -157,9 +157,9 @@ class Parser {
   }
 
   /**
-   * The character of a `\uXXXX` escape (the `\u` already read). As Go decodes it: a high
-   * surrogate followed by an escaped low one is one character; any other surrogate is
-   * U+FFFD, so no string holds half a pair.
+   * The character of a `\u` escape and its four hex digits (the `\u` already read). As Go
+   * decodes it: a high surrogate followed by an escaped low one is one character; any other
+   * surrogate is U+FFFD, so no string holds half a pair.
    */
   private unicodeEscape(): string {
     let hex = '';
