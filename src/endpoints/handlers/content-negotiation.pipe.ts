@@ -4,7 +4,7 @@ import { errors } from '../../apimachinery/errors';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { gzipAccepted } from '../../runtime/serializer/compression';
 import { renderCapabilitiesOf } from '../../runtime/serializer/kind-rendering';
-import { negotiateResponse } from '../../runtime/serializer/negotiation';
+import { negotiateResponse, ResponseFormat } from '../../runtime/serializer/negotiation';
 import { advanceScope, ApiRequest, IncomingScope, TargetScope } from '../request/request-scope';
 import { DeprecatedApiNotice } from './deprecated-api';
 import { TargetResolver } from '../request/target-resolver';
@@ -34,12 +34,17 @@ export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequ
     const target = this.resolver.resolve(info);
     this.deprecation.note(req.scope, req.res as Response, target.target.type.kind);
     const watch = info.verb === 'watch';
-    // In the scope before negotiating, so a 406 is itself rendered for this kind.
     const rendering = renderCapabilitiesOf(target.target.type);
-    advanceScope<IncomingScope>(req, { rendering });
-    const format = negotiateResponse(req.headers.accept, rendering, watch);
+    let format: ResponseFormat;
+    try {
+      format = negotiateResponse(req.headers.accept, rendering, watch);
+    } catch (err) {
+      // A 406 is itself rendered for this kind.
+      advanceScope<IncomingScope>(req, { rendering });
+      throw err;
+    }
     const gzip = !watch && gzipAccepted(req.headers['accept-encoding'], this.compression);
-    advanceScope<TargetScope>(req, { target, response: { format, gzip } });
+    advanceScope<TargetScope>(req, { rendering, target, response: { format, gzip } });
     return req;
   }
 }
