@@ -3,15 +3,15 @@ import type { Request } from 'express';
 import { Authenticator as Passport, type Strategy as PassportStrategy } from 'passport';
 import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
-import { CACHED_TOKEN, TOKEN_CACHE_STRATEGY, TOKEN_CHECK, TokenCache, TokenCacheStrategy, tokenCheck } from './strategy/token-cache';
+import { TOKEN_CACHE_STRATEGY, TokenCache, TokenCacheStrategy } from './strategy/token-cache';
 import { errors } from '../apimachinery/errors';
 import type { WebhookConnection } from '../webhook-client/kubeconfig';
 import { certificatesOf } from './strategy/certificate-chain';
 import { REQUEST_HEADER_STRATEGY, RequestHeaderSettings, RequestHeaderStrategy, removeIdentityHeaders, STANDARD_REQUEST_HEADERS } from './request-header/request-header';
-import { AUDIENCES, AuthenticationMethod, AUTHENTICATED_AUDIENCES, CREDENTIAL_NOT_AFTER, credentialNotAfter } from './strategy/authentication-strategy';
-import { CERTIFICATE_USER, X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
+import { AuthenticationInfo, AuthenticationMethod, CredentialRequest } from './strategy/authentication-strategy';
+import { X509_STRATEGY, X509Strategy } from './x509/x509.strategy';
 import { TokenFileStrategy } from './token-file/token-file.strategy';
-import { bearerToken, malformedBearerToken, PRESENTED_TOKEN, removeBearerToken } from './strategy/bearer-token';
+import { bearerToken, malformedBearerToken, removeBearerToken } from './strategy/bearer-token';
 import { anonymousUser, UserInfo, withAuthenticatedGroup } from '../apimachinery/user-info';
 
 /** How callers authenticate, as the configuration loaded at start settles it. */
@@ -55,16 +55,16 @@ function noCredential(this: ChainAction): void {
 function chainMember(method: AuthenticationMethod): PassportStrategy {
   return Object.create(method, {
     authenticate: {
-      value(this: ChainAction & { pass(): void }, req: Request, options?: unknown) {
+      value(this: ChainAction & { pass(): void }, req: CredentialRequest, options?: unknown) {
         this.pass = noCredential;
-        method.authenticate.call(this as never, req, options);
+        method.authenticate.call(this as never, req as never, options);
       },
     },
   }) as PassportStrategy;
 }
 
 /** What passport's chain ends with: the first success (and its info), or every method's challenge in order. */
-type ChainOutcome = { user: UserInfo; info: unknown } | { user: false; challenges: unknown[] };
+type ChainOutcome = { user: UserInfo; info: AuthenticationInfo | undefined } | { user: false; challenges: unknown[] };
 
 /** The chain's options: no session (every request authenticates), the outcome handed to the union. */
 const CHAIN_OPTIONS = Object.freeze({ session: false });
@@ -80,16 +80,14 @@ const NO_RESPONSE = {
 };
 
 /**
- * A request as the union's methods read it in passport's chain: its headers, its connection
- * and its identity headers one by one, and what the methods note on it (audiences, expiry,
- * the token cache's check). The chain runs on this small object rather than on the request:
- * passport gives the object it runs on its session helpers (`login`, `logout`, ...) and
- * reshaping Node's request object that way cost each request more than the whole chain.
- * The helpers' slots are declared, so passport finds them in place.
+ * What passport's chain runs on: the request as the methods read it (a small object rather
+ * than Node's request: passport gives the object it runs on its session helpers, `login`,
+ * `logout`, ..., and reshaping Node's request object that way cost each request more than
+ * the whole chain). The helpers' slots are declared, so passport finds them in place.
  */
-class ChainRequest {
-  readonly headers: Request['headers'];
-  readonly socket: Request['socket'];
+class ChainRequest implements CredentialRequest {
+  readonly headers: CredentialRequest['headers'];
+  readonly socket: CredentialRequest['socket'];
   login: unknown = undefined;
   logIn: unknown = undefined;
   logout: unknown = undefined;
@@ -97,20 +95,24 @@ class ChainRequest {
   isAuthenticated: unknown = undefined;
   isUnauthenticated: unknown = undefined;
   _sessionManager: unknown = undefined;
-  [AUTHENTICATED_AUDIENCES]: string[] | undefined = undefined;
-  [CREDENTIAL_NOT_AFTER]: number | undefined = undefined;
-  [TOKEN_CHECK]: unknown = undefined;
 
-  constructor(private readonly request: Request) {
+  constructor(
+    private readonly request: Pick<Request, 'headers' | 'socket' | 'headersDistinct'>,
+    readonly presentedToken?: string,
+    readonly audiences?: string[],
+  ) {
     this.headers = request.headers;
     this.socket = request.socket;
   }
 
   /** The request-header method's per-name headers, as Node makes them (on first read). */
-  get headersDistinct(): Request['headersDistinct'] {
+  get headersDistinct(): CredentialRequest['headersDistinct'] {
     return this.request.headersDistinct;
   }
 }
+
+/** A TokenReview's token has no request around it. */
+const NO_REQUEST = Object.freeze({ headers: {}, socket: {} as Request['socket'], headersDistinct: {} });
 
 /** kube's reason for a refusal: a method's challenge (its message), else that it rejected the credential. */
 function reasonOf(challenge: unknown): string {
@@ -185,7 +187,7 @@ export class Authenticator {
    * Runs passport's chain over `names` for a request: at once when every method asked
    * answers at once, else once the last one has.
    */
-  private runChain(req: Request, names: string[]): ChainOutcome | Promise<ChainOutcome> {
+  private runChain(req: ChainRequest, names: string[]): ChainOutcome | Promise<ChainOutcome> {
     let answered: ChainOutcome | Error | undefined;
     let waiting: ((answer: ChainOutcome | Error) => void) | undefined;
     const answer = (outcome: ChainOutcome | Error) => {
@@ -194,9 +196,9 @@ export class Authenticator {
     };
     const chain = this.passport.authenticate(names, CHAIN_OPTIONS, (err: unknown, user: UserInfo | false, info: unknown) => {
       if (err) answer(err instanceof Error ? err : new Error(String(err)));
-      else if (user) answer({ user, info });
+      else if (user) answer({ user, info: info as AuthenticationInfo | undefined });
       else answer({ user: false, challenges: info as unknown[] });
-    }) as (req: Request, res: unknown, next: (err?: unknown) => void) => void;
+    }) as (req: ChainRequest, res: unknown, next: (err?: unknown) => void) => void;
     // passport calls next() only for a strategy it does not know, and never once every method has answered.
     chain(req, NO_RESPONSE, (err?: unknown) => answer(err instanceof Error ? err : new Error(`authentication chain ended early: ${String(err)}`)));
     if (answered === undefined) {
@@ -212,10 +214,9 @@ export class Authenticator {
    */
   async authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAuthentication> {
     // The token as given, not re-read from a header (whose parsing would cut it at a space).
-    const req = { headers: {}, socket: {}, [PRESENTED_TOKEN]: token, [AUDIENCES]: audiences?.length ? audiences : undefined } as unknown as Request;
-    const outcome = await this.runChain(req, this.tokenChain);
+    const outcome = await this.runChain(new ChainRequest(NO_REQUEST, token, audiences?.length ? audiences : undefined), this.tokenChain);
     if (outcome.user) {
-      const granted = (req as unknown as Record<symbol, string[] | undefined>)[AUTHENTICATED_AUDIENCES] ?? audiences ?? [];
+      const granted = outcome.info?.audiences ?? audiences ?? [];
       return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: granted };
     }
     const reasons = outcome.challenges.filter(refusal).map(reasonOf);
@@ -231,24 +232,25 @@ export class Authenticator {
     const known = this.connectionUsers.get(req.socket);
     if (known && this.clock.now() <= known.until) return this.authenticated(req, { ...known.user, groups: [...known.user.groups] });
     try {
-      const view = new ChainRequest(req) as unknown as Request;
-      const outcome = this.runChain(view, this.requestChain);
-      return outcome instanceof Promise ? outcome.then((o) => this.decide(req, view, o)) : this.decide(req, view, outcome);
+      // The revision the token methods start from, read before they run: a success is cached with it.
+      const token = this.tokenCache && bearerToken(req);
+      const check = token === undefined ? undefined : { token, revision: this.tokenCache!.currentRevision() };
+      const outcome = this.runChain(new ChainRequest(req), this.requestChain);
+      return outcome instanceof Promise ? outcome.then((o) => this.decide(req, check, o)) : this.decide(req, check, outcome);
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
-  /** The union's answer once passport's chain has ended (on `view`, what the methods noted). */
-  private decide(req: Request, view: Request, outcome: ChainOutcome): UserInfo | Promise<UserInfo> {
+  /** The union's answer once passport's chain has ended (`check`: the bearer token and the revision its check started from). */
+  private decide(req: Request, check: { token: string; revision: string } | undefined, outcome: ChainOutcome): UserInfo | Promise<UserInfo> {
     if (outcome.user) {
-      const user = outcome.user;
-      const check = this.tokenCache && tokenCheck(view);
-      if (outcome.info === CERTIFICATE_USER && !this.requestHeader?.trusts(req.socket)) {
+      const { user, info } = outcome;
+      if (info?.connection && !this.requestHeader?.trusts(req.socket)) {
         // Kept with the authenticated group already added, so a later request copies it once.
         this.connectionUsers.set(req.socket, { user: withAuthenticatedGroup({ ...user, groups: [...user.groups] }), until: this.x509.validUntil(req.socket) });
-      } else if (check && outcome.info !== CACHED_TOKEN) {
-        this.tokenCache!.set(check.token, user, check.revision, credentialNotAfter(view));
+      } else if (check && !info?.cached) {
+        this.tokenCache!.set(check.token, user, check.revision, info?.notAfter);
       }
       return this.authenticated(req, user);
     }

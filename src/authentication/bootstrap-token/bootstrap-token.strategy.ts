@@ -1,7 +1,6 @@
-import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { UserInfo } from '../../apimachinery/user-info';
-import { AuthenticationStrategy } from '../strategy/authentication-strategy';
+import { AuthenticationStrategy, CredentialRequest } from '../strategy/authentication-strategy';
 import { bearerToken } from '../strategy/bearer-token';
 import {
   BOOTSTRAP_TOKEN_EXTRA_GROUPS_KEY,
@@ -36,7 +35,7 @@ export class BootstrapTokenStrategy extends AuthenticationStrategy {
     super();
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const token = bearerToken(req);
     const match = token === undefined ? null : BOOTSTRAP_TOKEN_PATTERN.exec(token);
     if (!match) return this.pass();

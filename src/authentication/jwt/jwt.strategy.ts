@@ -1,17 +1,19 @@
-import type { Request } from 'express';
 import type { KeyObject } from 'node:crypto';
-import { UserInfo } from '../../apimachinery/user-info';
 import { SUPPORTED_SIGNING_ALGS } from '../../config/options';
-import { credentialNotAfter, requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
-import { JwtMethod, TokenRejected, unverifiedClaims } from '../strategy/jwt-method';
+import { CredentialRequest } from '../strategy/authentication-strategy';
+import { JwtMethod, TokenRejected, unverifiedClaims, VerifiedToken } from '../strategy/jwt-method';
 import type { AuthenticatedToken, JwtAuthenticator } from './jwt-authenticator';
 
 export const JWT_STRATEGY = 'jwt';
 
-/** A token routed to the authenticator of its issuer, and when its verification started (for the metrics). */
+/**
+ * A token routed to the authenticator of its issuer, when its verification started (for the
+ * metrics), and the audiences it is valid for when the API has some.
+ */
 interface Routed {
   authenticator: JwtAuthenticator;
   started: number;
+  audiences?: string[];
 }
 
 /**
@@ -41,26 +43,25 @@ export class JwtStrategy extends JwtMethod<Routed> {
     return [...this.byIssuer.values()];
   }
 
-  protected routeOf(req: Request, token: string): Routed | undefined {
+  protected routeOf(req: CredentialRequest, token: string): Routed | undefined {
     if (this.byIssuer.size === 0) return undefined;
     const iss = unverifiedClaims(token)?.iss;
     const authenticator = typeof iss === 'string' ? this.byIssuer.get(iss) : undefined;
     if (!authenticator) return undefined;
     // A TokenReview for other audiences: an ID token is meant for the API (kube's WrapAudienceAgnosticToken).
+    let audiences: string[] | undefined;
     if (this.apiAudiences.length) {
-      const requested = requestedAudiences(req);
-      const granted = requested ? requested.filter((a) => this.apiAudiences.includes(a)) : [...this.apiAudiences];
-      if (!granted.length) return undefined;
-      setAuthenticatedAudiences(req, granted);
+      audiences = req.audiences ? req.audiences.filter((a) => this.apiAudiences.includes(a)) : [...this.apiAudiences];
+      if (!audiences.length) return undefined;
     }
-    return { authenticator, started: performance.now() };
+    return { authenticator, started: performance.now(), audiences };
   }
 
   protected key(route: Routed, token: string): Promise<KeyObject> {
     return route.authenticator.key(token);
   }
 
-  protected verified(route: Routed, req: Request, claims: Record<string, unknown>): UserInfo {
+  protected verified(route: Routed, _req: CredentialRequest, claims: Record<string, unknown>): VerifiedToken {
     let verified: AuthenticatedToken;
     try {
       verified = route.authenticator.user(claims);
@@ -69,9 +70,8 @@ export class JwtStrategy extends JwtMethod<Routed> {
       if (!(err instanceof TokenRejected)) route.authenticator.record('failure', route.started);
       throw err;
     }
-    setCredentialNotAfter(req, verified.expiresAt);
     route.authenticator.record('success', route.started);
-    return verified.user;
+    return { user: verified.user, info: { audiences: route.audiences, notAfter: verified.expiresAt } };
   }
 
   protected rejection(route: Routed, challenge: unknown): string {
@@ -83,6 +83,6 @@ export class JwtStrategy extends JwtMethod<Routed> {
   async verify(token: string): Promise<AuthenticatedToken | { rejected: string } | undefined> {
     const outcome = await this.verifyAlone(token);
     if (!outcome || 'rejected' in outcome) return outcome;
-    return { user: outcome.user, expiresAt: credentialNotAfter(outcome.req)! };
+    return { user: outcome.user, expiresAt: outcome.info!.notAfter! };
   }
 }

@@ -5,7 +5,7 @@ import { Clock, systemClock } from '../../apimachinery/clock';
 import { setOwn } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { certificatesOf, chainsTo } from '../strategy/certificate-chain';
-import { AuthenticationStrategy } from '../strategy/authentication-strategy';
+import { AuthenticationStrategy, CredentialRequest } from '../strategy/authentication-strategy';
 import { CERTIFICATE_EXPIRED } from '../strategy/certificate-chain';
 
 /** The `--requestheader-*` flags, the CA file read. */
@@ -120,7 +120,7 @@ export class RequestHeaderStrategy extends AuthenticationStrategy {
     this.authorities = certificatesOf(settings.clientCaPem);
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const verdict = this.verdict(req.socket as TLSSocket);
     if (verdict === null) return this.pass();
     if (!verdict.trusted) return this.fail(verdict.reason, 401);

@@ -1,9 +1,7 @@
-import type { Request } from 'express';
 import { KeyObject, timingSafeEqual } from 'node:crypto';
 import { KubeObject } from '../../apimachinery/types';
-import { UserInfo } from '../../apimachinery/user-info';
-import { requestedAudiences, setAuthenticatedAudiences, setCredentialNotAfter } from '../strategy/authentication-strategy';
-import { JwtMethod, jwtVerifierError, TokenRejected, UnverifiedJwt } from '../strategy/jwt-method';
+import { CredentialRequest } from '../strategy/authentication-strategy';
+import { JwtMethod, jwtVerifierError, TokenRejected, UnverifiedJwt, VerifiedToken } from '../strategy/jwt-method';
 import { nodeType } from '../../core/kinds/node';
 import { podType } from '../../core/kinds/pod';
 import { Secret, secretType, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../../core/kinds/secret';
@@ -39,7 +37,7 @@ export class ServiceAccountTokenStrategy extends JwtMethod<OurToken> {
     super({ algorithms: [...SERVICE_ACCOUNT_ALGORITHMS], times: { leewaySeconds: CLOCK_LEEWAY_SECONDS } });
   }
 
-  protected routeOf(_req: Request, token: string): OurToken | undefined {
+  protected routeOf(_req: CredentialRequest, token: string): OurToken | undefined {
     const jwt = this.tokens.ours(token);
     return jwt && { token, ...jwt };
   }
@@ -52,16 +50,16 @@ export class ServiceAccountTokenStrategy extends JwtMethod<OurToken> {
     return serviceAccountRejection(challenge);
   }
 
-  protected async verified(route: OurToken, req: Request, payload: Record<string, unknown>): Promise<UserInfo> {
-    const audiences = requestedAudiences(req) ?? this.tokens.settings.apiAudiences;
+  protected async verified(route: OurToken, req: CredentialRequest, payload: Record<string, unknown>): Promise<VerifiedToken> {
+    const audiences = req.audiences ?? this.tokens.settings.apiAudiences;
     const claims = this.tokens.claims(payload, audiences);
     if (this.tokens.settings.lookup || claims.legacySecret) {
       const problem = claims.legacySecret ? await this.checkLegacy(claims, route.token) : await this.checkBound(claims);
       if (problem) throw new TokenRejected(problem);
     }
-    setAuthenticatedAudiences(req, claims.legacySecret ? [...audiences] : grantedAudiences(payload, audiences));
-    if (claims.expiresAt !== undefined) setCredentialNotAfter(req, claims.expiresAt * 1000);
-    return serviceAccountUser(claims);
+    const granted = claims.legacySecret ? [...audiences] : grantedAudiences(payload, audiences);
+    const notAfter = claims.expiresAt === undefined ? undefined : claims.expiresAt * 1000;
+    return { user: serviceAccountUser(claims), info: { audiences: granted, notAfter } };
   }
 
   private async get(type: { group: string; plural: string; namespaced: boolean }, namespace: string, name: string): Promise<KubeObject | undefined> {

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { CredentialRequest } from './authentication-strategy';
 
 /**
  * Where a request's bearer token is read, exactly as kube's authenticators read it, so every
@@ -15,9 +16,6 @@ import type { Request } from 'express';
  * unpadded base64url>` carries the token (and the `platform.io` spelling, as with the other
  * names kubectl hard-codes).
  */
-
-/** Set on a request made up to check a bare token (a TokenReview): that token, read from no header. */
-export const PRESENTED_TOKEN = Symbol('presented bearer token');
 
 /** The bytes Go's unicode.IsSpace accepts, as Node hands header bytes over (one char per byte). */
 const ASCII_SPACE = new Set(['\t', '\n', '\v', '\f', '\r', ' ']);
@@ -116,16 +114,14 @@ export function tokenOfWebSocketProtocols(headers: Request['headers']): Protocol
   return token === '' ? undefined : { token, otherProtocols };
 }
 
-type TokenCarrier = Request & { [PRESENTED_TOKEN]?: string };
-
 /**
  * The bearer token a request presents, or undefined: a reviewed token as it is, else the
  * Authorization header's, else a WebSocket handshake's subprotocol's. (kube asks its
  * WebSocket authenticator only when no token method accepted the header's token; a request
  * presents both only if its client means neither to count.)
  */
-export function bearerToken(req: Request): string | undefined {
-  const presented = (req as TokenCarrier)[PRESENTED_TOKEN];
+export function bearerToken(req: CredentialRequest): string | undefined {
+  const presented = req.presentedToken;
   if (presented !== undefined) return presented;
   const fromHeader = tokenOfAuthorizationHeader(req.headers.authorization);
   if (fromHeader !== undefined) return fromHeader;
@@ -134,8 +130,8 @@ export function bearerToken(req: Request): string | undefined {
 }
 
 /** Why a request's token is refused before any method sees it (a malformed WebSocket token subprotocol), if it is. */
-export function malformedBearerToken(req: Request): string | undefined {
-  if ((req as TokenCarrier)[PRESENTED_TOKEN] !== undefined || tokenOfAuthorizationHeader(req.headers.authorization) !== undefined) return undefined;
+export function malformedBearerToken(req: CredentialRequest): string | undefined {
+  if (req.presentedToken !== undefined || tokenOfAuthorizationHeader(req.headers.authorization) !== undefined) return undefined;
   const fromProtocols = tokenOfWebSocketProtocols(req.headers);
   return fromProtocols && 'invalid' in fromProtocols ? fromProtocols.invalid : undefined;
 }

@@ -1,9 +1,15 @@
-import type { Request } from 'express';
 import { constants, KeyObject, verify as verifySignature } from 'node:crypto';
 import { Authenticator as Passport } from 'passport';
 import { Strategy as PassportJwtStrategy, SecretOrKeyProvider, VerifiedCallback } from 'passport-jwt';
 import { UserInfo } from '../../apimachinery/user-info';
-import { bearerToken, PRESENTED_TOKEN } from './bearer-token';
+import { AuthenticationInfo, CredentialRequest } from './authentication-strategy';
+import { bearerToken } from './bearer-token';
+
+/** A verified JWT's user, and what the method learned of the token (its expiry, the audiences granted). */
+export interface VerifiedToken {
+  user: UserInfo;
+  info?: AuthenticationInfo;
+}
 
 /** A JWT of the method's that does not authenticate; the message is kube's. */
 export class TokenRejected extends Error {}
@@ -104,7 +110,7 @@ export abstract class JwtMethod<Route> extends PassportJwtStrategy {
   constructor(options: JwtMethodOptions) {
     super(
       {
-        jwtFromRequest: (req: Request) => bearerToken(req) ?? null,
+        jwtFromRequest: (req: CredentialRequest) => bearerToken(req) ?? null,
         // jsonwebtoken takes a KeyObject as it is (the typings know only PEM text and secrets).
         secretOrKeyProvider: provideKey as unknown as SecretOrKeyProvider,
         passReqToCallback: true,
@@ -117,18 +123,18 @@ export abstract class JwtMethod<Route> extends PassportJwtStrategy {
   }
 
   /** What the method knows of a token that is its own to verify; undefined when it is not (pass). */
-  protected abstract routeOf(req: Request, token: string): Route | undefined;
+  protected abstract routeOf(req: CredentialRequest, token: string): Route | undefined;
 
   /** The key the token's signature is verified with; TokenRejected when there is none for it. */
   protected abstract key(route: Route, token: string): KeyObject | Promise<KeyObject>;
 
   /** The user the verified claims stand for; TokenRejected when they do not authenticate. */
-  protected abstract verified(route: Route, req: Request, claims: Claims): UserInfo | Promise<UserInfo>;
+  protected abstract verified(route: Route, req: CredentialRequest, claims: Claims): VerifiedToken | Promise<VerifiedToken>;
 
   /** kube's reason for a refusal: the method's own (a string), or its wording of jsonwebtoken's error. */
   protected abstract rejection(route: Route, challenge: unknown): string;
 
-  authenticate(req: Request, options?: unknown): void {
+  authenticate(req: CredentialRequest, options?: unknown): void {
     const token = bearerToken(req);
     const route = token === undefined ? undefined : this.routeOf(req, token);
     if (route === undefined) return this.pass();
@@ -136,18 +142,18 @@ export abstract class JwtMethod<Route> extends PassportJwtStrategy {
     running.route = route;
     const fail = running.fail;
     running.fail = (challenge: unknown) => fail.call(this, this.rejection(route, challenge), 401);
-    super.authenticate(req, options);
+    super.authenticate(req as never, options);
   }
 
   /** Runs the method alone through passport for a bare token (as a TokenReview would present it). */
-  protected verifyAlone(token: string): Promise<{ user: UserInfo; req: Request } | { rejected: string } | undefined> {
-    const req = { headers: {}, socket: {}, [PRESENTED_TOKEN]: token } as unknown as Request;
+  protected verifyAlone(token: string): Promise<VerifiedToken | { rejected: string } | undefined> {
+    const req: CredentialRequest = { headers: {}, headersDistinct: {}, socket: {} as CredentialRequest['socket'], presentedToken: token };
     return new Promise((resolve, reject) => {
       const chain = alone.authenticate(Object.create(this) as this, { session: false }, (err: unknown, user: UserInfo | false, info: unknown) => {
         if (err) reject(err instanceof Error ? err : new Error(String(err)));
-        else if (user) resolve({ user, req });
+        else if (user) resolve({ user, info: info as AuthenticationInfo | undefined });
         else resolve({ rejected: typeof info === 'string' ? info : 'rejected' });
-      }) as (req: Request, res: unknown, next: (err?: unknown) => void) => void;
+      }) as (req: CredentialRequest, res: unknown, next: (err?: unknown) => void) => void;
       // next(): the method passed (the token is not its own).
       chain(req, {}, (err?: unknown) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(undefined)));
     });
@@ -163,7 +169,7 @@ function refusal(err: unknown, done: VerifiedCallback): void {
 }
 
 /** passport-jwt's secretOrKeyProvider: the method's key for the token it routed. */
-function provideKey(this: JwtMethod<unknown>, _req: Request, token: string, done: (err: unknown, key?: KeyObject) => void): void {
+function provideKey(this: JwtMethod<unknown>, _req: CredentialRequest, token: string, done: (err: unknown, key?: KeyObject) => void): void {
   const method = this as unknown as { route: unknown; key(route: unknown, token: string): KeyObject | Promise<KeyObject> };
   let key: KeyObject | Promise<KeyObject>;
   try {
@@ -176,14 +182,14 @@ function provideKey(this: JwtMethod<unknown>, _req: Request, token: string, done
 }
 
 /** passport-jwt's verify callback: the method's user for the verified claims. */
-function verifiedClaims(this: JwtMethod<unknown>, req: Request, claims: Claims, done: VerifiedCallback): void {
-  const method = this as unknown as { route: unknown; verified(route: unknown, req: Request, claims: Claims): UserInfo | Promise<UserInfo> };
-  let user: UserInfo | Promise<UserInfo>;
+function verifiedClaims(this: JwtMethod<unknown>, req: CredentialRequest, claims: Claims, done: VerifiedCallback): void {
+  const method = this as unknown as { route: unknown; verified(route: unknown, req: CredentialRequest, claims: Claims): VerifiedToken | Promise<VerifiedToken> };
+  let verified: VerifiedToken | Promise<VerifiedToken>;
   try {
-    user = method.verified(method.route, req, claims);
+    verified = method.verified(method.route, req, claims);
   } catch (err) {
     return refusal(err, done);
   }
-  if (user instanceof Promise) user.then((u) => done(null, u), (err: unknown) => refusal(err, done));
-  else done(null, user);
+  if (verified instanceof Promise) verified.then((v) => done(null, v.user, v.info), (err: unknown) => refusal(err, done));
+  else done(null, verified.user, verified.info);
 }

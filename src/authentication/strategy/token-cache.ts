@@ -1,9 +1,8 @@
-import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { Clock, systemClock } from '../../apimachinery/clock';
 import { TtlCache } from '../../apimachinery/ttl-cache';
 import { UserInfo } from '../../apimachinery/user-info';
-import { AuthenticationStrategy } from './authentication-strategy';
+import { AuthenticationInfo, AuthenticationStrategy, CredentialRequest } from './authentication-strategy';
 import { bearerToken } from './bearer-token';
 
 /** kube-apiserver caches successful token authentications for 10 s (TokenSuccessCacheTTL). */
@@ -60,18 +59,15 @@ export class TokenCache {
   }
 }
 
-/** Set on a request whose token the cache did not hold: the token, and the store revision read before the token methods ran. */
-export const TOKEN_CHECK = Symbol('token check');
-
 export const TOKEN_CACHE_STRATEGY = 'token-cache';
 
 /** passport's info of a success the cache answered (so it is not cached again). */
-export const CACHED_TOKEN = Object.freeze({ cached: true });
+export const CACHED_TOKEN: AuthenticationInfo = Object.freeze({ cached: true });
 
 /**
  * kube's cached token authenticator as the union's method in front of the token methods: a
- * recent success with nothing changed since stands; otherwise it notes the revision the
- * token methods start from and passes to them.
+ * recent success with nothing changed since stands; otherwise it passes to them (the union
+ * read the revision they start from before the chain ran).
  */
 export class TokenCacheStrategy extends AuthenticationStrategy {
   readonly name = TOKEN_CACHE_STRATEGY;
@@ -80,19 +76,11 @@ export class TokenCacheStrategy extends AuthenticationStrategy {
     super();
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const token = bearerToken(req);
     if (token === undefined) return this.pass();
     const cached = this.cache.get(token);
     if (cached) return this.success(cached, CACHED_TOKEN);
-    (req as TokenChecked)[TOKEN_CHECK] = { token, revision: this.cache.currentRevision() };
     this.pass();
   }
-}
-
-type TokenChecked = Request & { [TOKEN_CHECK]?: { token: string; revision: string } };
-
-/** The token check the cache noted on a request, if it did. */
-export function tokenCheck(req: Request): { token: string; revision: string } | undefined {
-  return (req as TokenChecked)[TOKEN_CHECK];
 }

@@ -1,6 +1,5 @@
-import type { Request } from 'express';
 import { UserInfo } from '../../apimachinery/user-info';
-import { AuthenticationStrategy } from '../strategy/authentication-strategy';
+import { AuthenticationStrategy, CredentialRequest } from '../strategy/authentication-strategy';
 import { bearerToken } from '../strategy/bearer-token';
 
 /** `Authorization: Bearer <token>` looked up in the --token-auth-file table. */
@@ -11,7 +10,7 @@ export class TokenFileStrategy extends AuthenticationStrategy {
     super();
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const token = bearerToken(req);
     if (token === undefined) return this.pass();
     const user = this.tokens.get(token);

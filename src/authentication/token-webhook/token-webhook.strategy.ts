@@ -1,8 +1,7 @@
-import type { Request } from 'express';
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { UserInfo } from '../../apimachinery/user-info';
-import { AuthenticationStrategy, requestedAudiences, setAuthenticatedAudiences } from '../strategy/authentication-strategy';
+import { AuthenticationStrategy, CredentialRequest } from '../strategy/authentication-strategy';
 import { bearerToken } from '../strategy/bearer-token';
 import { Clock } from '../../apimachinery/clock';
 import { TtlCache } from '../../apimachinery/ttl-cache';
@@ -50,15 +49,14 @@ export class TokenWebhookStrategy extends AuthenticationStrategy {
     this.cache = new TtlCache(CACHE_CAPACITY, options.clock);
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const token = bearerToken(req);
     if (token === undefined) return this.pass();
-    const wanted = requestedAudiences(req) ?? this.options.apiAudiences;
+    const wanted = req.audiences ?? this.options.apiAudiences;
     this.review(token, wanted).then(
       (verdict) => {
         if ('refused' in verdict) return this.fail(verdict.refused, 401);
-        setAuthenticatedAudiences(req, verdict.audiences);
-        this.success({ ...verdict.user, groups: [...verdict.user.groups] });
+        this.success({ ...verdict.user, groups: [...verdict.user.groups] }, { audiences: verdict.audiences });
       },
       (err: Error) => {
         this.logger.error(`Failed to make webhook authenticator request: ${err.message}`);

@@ -1,9 +1,8 @@
-import type { Request } from 'express';
 import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Clock, systemClock } from '../../apimachinery/clock';
 import { UserInfo } from '../../apimachinery/user-info';
-import { AuthenticationStrategy } from '../strategy/authentication-strategy';
+import { AuthenticationInfo, AuthenticationStrategy, CredentialRequest } from '../strategy/authentication-strategy';
 import { CERTIFICATE_EXPIRED, chainsTo } from '../strategy/certificate-chain';
 
 /**
@@ -20,7 +19,7 @@ type CertificateVerdict = { user: UserInfo; notAfter: number } | { refused: stri
 export const X509_STRATEGY = 'x509';
 
 /** passport's info of this method's successes: the union remembers a certificate's user for its connection. */
-export const CERTIFICATE_USER = Object.freeze({ method: X509_STRATEGY });
+export const CERTIFICATE_USER: AuthenticationInfo = Object.freeze({ connection: true });
 
 export class X509Strategy extends AuthenticationStrategy {
   readonly name = X509_STRATEGY;
@@ -38,7 +37,7 @@ export class X509Strategy extends AuthenticationStrategy {
     super();
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: CredentialRequest): void {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return this.pass();
     let verdict = this.verdicts.get(socket);

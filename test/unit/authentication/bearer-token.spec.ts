@@ -2,7 +2,6 @@ import type { Request } from 'express';
 import {
   bearerToken,
   malformedBearerToken,
-  PRESENTED_TOKEN,
   removeBearerToken,
   tokenOfAuthorizationHeader,
   tokenOfWebSocketProtocols,
@@ -94,6 +93,6 @@ describe('the WebSocket subprotocol token (request/websocket)', () => {
 
 describe('a token under review', () => {
   it('is the token as given, whatever headers the request has', () => {
-    expect(bearerToken(requestWith({ authorization: 'Bearer other' }, { [PRESENTED_TOKEN]: ' a token with spaces ' }))).toBe(' a token with spaces ');
+    expect(bearerToken(requestWith({ authorization: 'Bearer other' }, { presentedToken: ' a token with spaces ' }))).toBe(' a token with spaces ');
   });
 });

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Request } from 'express';
-import { AUDIENCES, AUTHENTICATED_AUDIENCES } from '../../../src/authentication/strategy/authentication-strategy';
+import type { AuthenticationInfo, CredentialRequest } from '../../../src/authentication/strategy/authentication-strategy';
 import { parseTokenReviewResponse, tokenReviewBody } from '../../../src/authentication/token-webhook/token-review';
 import { TokenWebhookStrategy } from '../../../src/authentication/token-webhook/token-webhook.strategy';
 import { WebhookCallError } from '../../../src/webhook-client/webhook-transport';
@@ -64,10 +63,10 @@ class ScriptedTransport {
 type Outcome = { kind: 'success'; user: any; audiences?: string[] } | { kind: 'fail'; message: string } | { kind: 'pass' };
 
 function run(strategy: TokenWebhookStrategy, token: string | undefined, audiences?: string[]): Promise<Outcome> {
-  const req = { headers: token ? { authorization: `Bearer ${token}` } : {}, [AUDIENCES]: audiences } as unknown as Request;
+  const req = { headers: token ? { authorization: `Bearer ${token}` } : {}, headersDistinct: {}, audiences } as unknown as CredentialRequest;
   return new Promise((resolve, reject) => {
-    const s = Object.create(strategy) as Record<string, unknown> & { authenticate(req: Request): void };
-    s.success = (user: unknown) => resolve({ kind: 'success', user, audiences: (req as any)[AUTHENTICATED_AUDIENCES] });
+    const s = Object.create(strategy) as Record<string, unknown> & { authenticate(req: CredentialRequest): void };
+    s.success = (user: unknown, info?: AuthenticationInfo) => resolve({ kind: 'success', user, audiences: info?.audiences });
     s.fail = (message: string) => resolve({ kind: 'fail', message });
     s.pass = () => resolve({ kind: 'pass' });
     s.error = reject;
