@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ALL_MIGRATIONS } from '../../../migrations';
 import { BUILT_TEMPLATE_DIR, seedFromTemplate, usableTemplate } from './data-dir-template';
@@ -47,9 +47,6 @@ export function postgresTarget(url: string): string {
   }
 }
 
-/** How long the first connection to PostgreSQL may take before the start gives up. */
-const CONNECT_TIMEOUT_MS = 10_000;
-
 export interface Database {
   engine: 'postgres' | 'pglite';
   dataSource: DataSource;
@@ -66,7 +63,7 @@ export interface Database {
 
 /** Pool size on PostgreSQL. */
 const POOL_SIZE = 10;
-/** How long a request waits for a pooled connection (a new one, or a free one) before giving up. */
+/** How long a request (and the first connection at start) waits for a pooled connection before giving up. */
 const POOL_CONNECT_TIMEOUT_MS = 10_000;
 
 const BASE_OPTIONS = {
@@ -107,41 +104,17 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
     extra: poolOptions,
   } as DataSourceOptions);
 
-  // Several servers may start at once on one database: one migrates, the others wait for it
-  // and then find nothing left to do. The lock is per schema, taken in a transaction that
-  // stays open while the migrations run on other connections (a transaction keeps its server
-  // connection even behind a pooler in transaction mode, where a session lock would not).
-  let admin: Client;
   try {
-    admin = await connections.connect({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    await dataSource.initialize();
   } catch (err) {
     // pg's messages name the host and the user, never the password.
     throw new DatabaseUnreachableError(`cannot connect to PostgreSQL at ${postgresTarget(url)}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}`);
   }
-  admin.on('error', () => undefined);
-  const lockName = `platform-authz migrations ${schema ?? 'public'}`;
-  const underLock = async (work: () => Promise<void>) => {
-    await admin.query('BEGIN');
-    try {
-      await admin.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockName]);
-      await work();
-      await admin.query('COMMIT');
-    } catch (err) {
-      await admin.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  };
   try {
-    if (schema) await underLock(() => admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).then(() => undefined));
-    await underLock(async () => {
-      await dataSource.initialize();
-      await dataSource.runMigrations({ transaction: 'all' });
-    });
+    await migrateUnderLock(dataSource, schema);
   } catch (err) {
-    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    await dataSource.destroy().catch(() => undefined);
     throw err;
-  } finally {
-    await admin.end().catch(() => undefined);
   }
 
   // TypeORM's pool, replaced when its server is found read-only: the old one closes its idle
@@ -194,6 +167,35 @@ async function openPostgres(url: string, schemaName?: string): Promise<Database>
 }
 
 const poolLogger = new Logger('PostgreSQL');
+
+/**
+ * Several servers may start at once on one database: one migrates, the others wait for it
+ * and then find nothing left to do. The lock is per schema, taken in a transaction of one
+ * TypeORM query runner that stays open while the migrations run on the pool's other
+ * connections (a transaction keeps its server connection even behind a pooler in transaction
+ * mode, where a session lock would not).
+ */
+async function migrateUnderLock(dataSource: DataSource, schema: string | undefined): Promise<void> {
+  const lockName = `platform-authz migrations ${schema ?? 'public'}`;
+  const holder = dataSource.createQueryRunner();
+  const underLock = async (work: () => Promise<unknown>) => {
+    await holder.startTransaction();
+    try {
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockName]);
+      await work();
+      await holder.commitTransaction();
+    } catch (err) {
+      await holder.rollbackTransaction().catch(() => undefined);
+      throw err;
+    }
+  };
+  try {
+    if (schema) await underLock(() => holder.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+    await underLock(() => dataSource.runMigrations({ transaction: 'all' }));
+  } finally {
+    await holder.release().catch(() => undefined);
+  }
+}
 
 /**
  * How often the change log is read for other replicas' writes where NOTIFYs cannot arrive (the
