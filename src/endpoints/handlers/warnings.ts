@@ -1,13 +1,5 @@
 import type { Response } from 'express';
-import { markHeaderBytes } from '../../runtime/serializer/response';
-
-/**
- * Response `Warning` headers as kube writes them (RFC 7234 code 299, agent `-`): one header
- * value per warning, the same text only once per response.
- */
-const SENT = Symbol('warnings sent');
-
-type WarnedResponse = Response & { [SENT]?: Set<string> };
+import { warningValues } from '../../runtime/serializer/response';
 
 /**
  * kube's NewWarningHeader: code 299, agent `-`, the text quoted with `"` and `\` escaped.
@@ -23,14 +15,14 @@ export function warningHeaderValue(text: string): string | undefined {
   return `299 - "${Buffer.from(escaped, 'utf8').toString('latin1')}"`;
 }
 
+/**
+ * Response `Warning` headers as kube writes them (RFC 7234 code 299, agent `-`): one header
+ * value per warning, the same text only once per response.
+ */
 export function addWarning(res: Response, text: string): void {
-  const warned = res as WarnedResponse;
-  const sent = (warned[SENT] ??= new Set<string>());
-  if (sent.has(text) || res.headersSent) return;
-  sent.add(text);
+  if (res.headersSent) return;
   const value = warningHeaderValue(text);
-  if (value === undefined) return;
-  if (/[^\x00-\x7f]/.test(value)) markHeaderBytes(res);
+  if (value === undefined || warningValues(res).includes(value)) return;
   res.append('Warning', value);
 }
 

@@ -36,20 +36,19 @@ export function renderStatus(status: Status, accept: string | undefined, capabil
   return { contentType: MEDIA_TYPES[serializer], body: serializeForResponse(serializer, status, { pretty }) };
 }
 
-const BYTES_IN_HEADERS = Symbol('header values hold raw bytes');
-
-/** Records that a header value of this response is bytes in Latin-1 characters (UTF-8 text of a warning). */
-export function markHeaderBytes(res: Response): void {
-  (res as Response & { [BYTES_IN_HEADERS]?: boolean })[BYTES_IN_HEADERS] = true;
+/** The response's `Warning` header values (the only headers that carry text of a request's own). */
+export function warningValues(res: Response): string[] {
+  const values = res.getHeader('Warning');
+  return values === undefined ? [] : Array.isArray(values) ? values : [String(values)];
 }
 
 /**
  * The body to end a response with. Node writes the headers in the encoding of a string
- * body sent with them (UTF-8), which would encode header bytes a second time; with a
- * Buffer body it writes them as they are.
+ * body sent with them (UTF-8), which would encode header bytes (a warning's UTF-8 text, one
+ * Latin-1 character per byte) a second time; with a Buffer body it writes them as they are.
  */
 export function bodyFor(res: Response, body: string | Buffer): string | Buffer {
-  return typeof body === 'string' && (res as Response & { [BYTES_IN_HEADERS]?: boolean })[BYTES_IN_HEADERS] ? Buffer.from(body, 'utf8') : body;
+  return typeof body === 'string' && warningValues(res).some((v) => /[^\x00-\x7f]/.test(v)) ? Buffer.from(body, 'utf8') : body;
 }
 
 /** Sends a rendered body with its status code, compressing it when negotiated. */

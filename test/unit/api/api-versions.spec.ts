@@ -54,7 +54,7 @@ describe('API version lifecycle', () => {
       const audit = openAuditRecord('Metadata');
       const scope = scopeFor('GET', path, undefined, { audit });
       const headers: string[] = [];
-      const res = { append: (_: string, v: string) => headers.push(v), headersSent: false };
+      const res = { append: (_: string, v: string) => headers.push(v), getHeader: () => (headers.length ? [...headers] : undefined), headersSent: false };
       notice.note(scope, res as never, 'Role');
       return { annotations: audit.annotations, headers };
     };

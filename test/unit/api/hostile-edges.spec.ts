@@ -42,6 +42,7 @@ describe('errors that are not Status errors', () => {
     const res = {
       headersSent: false,
       setHeader: () => res,
+      getHeader: () => undefined,
       status: (code: number) => ((sent.code = code), res),
       end: (body: string) => (sent.body = body),
     };
