@@ -41,9 +41,15 @@ export class ListPager {
     // Where the list starts: the snapshot revision (undefined = read the current state) and key.
     let atRevision: string | undefined;
     let after: { namespace: string; name: string } | undefined;
+    // Without a revision: how fresh the state must be (unset: the newest; a cache may answer the others at once).
+    let notOlderThan: string | undefined;
     switch (sem.kind) {
+      case 'Any':
+        notOlderThan = '0';
+        break;
       case 'NotOlderThan':
         await awaitRevision(this.deps.feed, store, sem.revision);
+        notOlderThan = sem.revision;
         break;
       case 'Exact':
         await awaitRevision(this.deps.feed, store, sem.revision);
@@ -76,6 +82,7 @@ export class ListPager {
         atRevision: snapshot,
         after,
         limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
+        notOlderThan: snapshot === undefined ? notOlderThan : undefined,
       });
       snapshot = page.revision;
       fetched += page.items.length;

@@ -43,6 +43,16 @@ export interface StoreRangeOptions {
   after?: { namespace: string; name: string };
   /** At most this many items; unset = all. */
   limit?: number;
+  /**
+   * Without atRevision: any state at least this new will do (kube's NotOlderThan, '0' for
+   * any), so a cache may answer from what it holds at once; unset = the newest state.
+   */
+  notOlderThan?: string;
+}
+
+/** How fresh a get must be (see StoreRangeOptions.notOlderThan). */
+export interface StoreGetOptions {
+  notOlderThan?: string;
 }
 
 export interface ListResult {
@@ -132,7 +142,7 @@ export interface ObjectStore {
   /** The oldest revision still answerable exactly (everything older is compacted). */
   compactedRevision(): Promise<string>;
 
-  get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null>;
+  get(key: ObjectKey, atRevision?: string, opts?: StoreGetOptions): Promise<StoredObject | null>;
   list(resource: string, opts?: StoreRangeOptions): Promise<ListResult>;
 
   /** Inserts a new key; KeyExistsError if it exists. */
@@ -161,3 +171,10 @@ export interface ObjectStore {
 }
 
 export const OBJECT_STORE = Symbol('OBJECT_STORE');
+
+/**
+ * The store the API's storages read and write through: the OBJECT_STORE with reads answered
+ * from memory (the caching store) unless --watch-cache=false. Informers, the change feed and
+ * compaction use the OBJECT_STORE itself.
+ */
+export const SERVING_STORE = Symbol('SERVING_STORE');
