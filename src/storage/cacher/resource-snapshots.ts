@@ -186,7 +186,7 @@ export class ResourceSnapshots {
       items[i - start] = this.stored(entry.namespace, entry.name, entry.object);
     }
     const hasMore = stop < end;
-    return { items, revision, hasMore, ...(hasMore ? { remaining: end - stop } : {}) };
+    return { items, revision, hasMore, ...(hasMore && opts.countRemaining !== false ? { remaining: end - stop } : {}) };
   }
 
   private stored(namespace: string, name: string, object: KubeObject): StoredObject {

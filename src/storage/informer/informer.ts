@@ -220,7 +220,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     let revision: string | undefined;
     let after: { namespace: string; name: string } | undefined;
     for (;;) {
-      const page = await this.store.list(this.resource, { atRevision: revision, after, limit: this.pageSize });
+      const page = await this.store.list(this.resource, { atRevision: revision, after, limit: this.pageSize, countRemaining: false });
       revision = page.revision;
       for (const item of page.items) listed.set(cacheKey(item.key.namespace, item.key.name), item.object as T);
       if (!page.hasMore || page.items.length === 0) break;

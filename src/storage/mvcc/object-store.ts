@@ -48,6 +48,11 @@ export interface StoreRangeOptions {
    * any), so a cache may answer from what it holds at once; unset = the newest state.
    */
   notOlderThan?: string;
+  /**
+   * false: `remaining` is not counted (an informer walking every page needs only hasMore; a
+   * count of the rest on each page made its walk quadratic). Default true.
+   */
+  countRemaining?: boolean;
 }
 
 /** How fresh a get must be (see StoreRangeOptions.notOlderThan). */
@@ -61,7 +66,7 @@ export interface ListResult {
   revision: string;
   /** More items follow the last one returned. */
   hasMore: boolean;
-  /** How many items follow the last one returned (only when hasMore). */
+  /** How many items follow the last one returned (only when hasMore, and counted). */
   remaining?: number;
 }
 

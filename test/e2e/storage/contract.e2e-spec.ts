@@ -164,6 +164,11 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
     expect(last.hasMore).toBe(false);
     expect(await store.list(r, { namespace: 'ns', limit: 5 })).toMatchObject({ hasMore: false });
     expect(await store.list(r, { limit: 0 })).toMatchObject({ items: [], hasMore: true, remaining: 7 });
+    // A reader that walks every page need not have the rest counted on each.
+    const uncounted = await store.list(r, { namespace: 'ns', limit: 2, countRemaining: false });
+    expect(names(uncounted)).toEqual(['ns/B', 'ns/a']);
+    expect(uncounted.hasMore).toBe(true);
+    expect(uncounted.remaining).toBeUndefined();
     expect(await store.list(freshResource())).toEqual({ items: [], revision: snapshot, hasMore: false });
 
     // Paging across namespaces visits every item once.
