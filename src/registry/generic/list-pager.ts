@@ -2,7 +2,7 @@ import { apiVersionOf, ResourceType } from '../../runtime/schema/resource-type';
 import { errors } from '../../apimachinery/errors';
 import { KubeList, KubeObject } from '../../apimachinery/types';
 import { storageResource } from '../../apimachinery/store-key';
-import { ObjectStore } from '../../storage/mvcc/object-store';
+import { ObjectStore, RevisionCompactedError } from '../../storage/mvcc/object-store';
 import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { ListOptions } from '../options/read-options';
 import { awaitRevision } from './revision-wait';
@@ -43,6 +43,7 @@ export class ListPager {
     let after: { namespace: string; name: string } | undefined;
     // Without a revision: how fresh the state must be (unset: the newest; a cache may answer the others at once).
     let notOlderThan: string | undefined;
+    let goneMessage = '';
     switch (sem.kind) {
       case 'Any':
         notOlderThan = '0';
@@ -51,14 +52,15 @@ export class ListPager {
         await awaitRevision(this.deps.feed, store, sem.revision);
         notOlderThan = sem.revision;
         break;
+      // A revision compacted away is 410 (the store's read at it says so).
       case 'Exact':
         await awaitRevision(this.deps.feed, store, sem.revision);
-        await this.checkNotCompacted(sem.revision, 'The resourceVersion for the provided list is too old.');
+        goneMessage = 'The resourceVersion for the provided list is too old.';
         atRevision = sem.revision;
         break;
       case 'Continue': {
         const pos = continueTokens.decode(sem.token);
-        await this.checkNotCompacted(pos.revision, EXPIRED_CONTINUE_MESSAGE);
+        goneMessage = EXPIRED_CONTINUE_MESSAGE;
         atRevision = pos.revision;
         after = { namespace: pos.namespace, name: pos.name };
         break;
@@ -75,15 +77,22 @@ export class ListPager {
     let remaining: number | undefined;
     let fetched = 0;
     let evaluated = 0;
-    for (;;) {
+    for (let first = true; ; first = false) {
       const want = limit ? limit - items.length : LIST_PAGE_SIZE;
-      const page = await store.list(storageResource(this.type), {
-        namespace: inNamespace,
-        atRevision: snapshot,
-        after,
-        limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
-        notOlderThan: snapshot === undefined ? notOlderThan : undefined,
-      });
+      const page = await store
+        .list(storageResource(this.type), {
+          namespace: inNamespace,
+          atRevision: snapshot,
+          after,
+          limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
+          notOlderThan: snapshot === undefined ? notOlderThan : undefined,
+          // The first read found the revision there; the next reads of this list need not ask again.
+          notCompacted: !first,
+        })
+        .catch((err: unknown) => {
+          if (err instanceof RevisionCompactedError && goneMessage) throw errors.gone(goneMessage);
+          throw err;
+        });
       snapshot = page.revision;
       fetched += page.items.length;
       for (const stored of page.items) {
@@ -113,10 +122,6 @@ export class ListPager {
       if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
     }
     return { apiVersion: apiVersionOf(this.type), kind: this.type.listKind, metadata, items };
-  }
-
-  private async checkNotCompacted(revision: string, message: string): Promise<void> {
-    if (BigInt(revision) < BigInt(await this.deps.store.compactedRevision())) throw errors.gone(message);
   }
 }
 

@@ -84,13 +84,14 @@ export class CachingStore implements ObjectStore {
   }
 
   /** The cache, once it has reached `revision`, for a read at that revision; null: read the store. */
-  private async atRevision(resource: string, revision: string): Promise<ResourceSnapshots | null> {
+  private async atRevision(resource: string, revision: string, notCompacted = false): Promise<ResourceSnapshots | null> {
     const cache = this.cacheOf(resource);
     if (!cache) return null;
     const at = BigInt(revision);
     if (at < cache.oldestRevision()) return null;
     if (!(await cache.reach(at, CACHE_WAIT_MS))) return null;
     // A revision compacted away is gone (410) however much of it the cache still holds, as before.
+    if (notCompacted) return cache;
     const compacted = await this.deps.store.compactedRevision();
     if (at < BigInt(compacted)) throw new RevisionCompactedError(revision, compacted);
     return cache;
@@ -111,7 +112,7 @@ export class CachingStore implements ObjectStore {
       const cache = await this.fresh(resource, opts.notOlderThan);
       return cache ? cache.listCurrent(opts) : this.deps.store.list(resource, opts);
     }
-    const cache = await this.atRevision(resource, opts.atRevision);
+    const cache = await this.atRevision(resource, opts.atRevision, opts.notCompacted);
     return cache?.listAt(BigInt(opts.atRevision), opts) ?? this.deps.store.list(resource, opts);
   }
 

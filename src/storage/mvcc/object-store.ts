@@ -53,6 +53,11 @@ export interface StoreRangeOptions {
    * count of the rest on each page made its walk quadratic). Default true.
    */
   countRemaining?: boolean;
+  /**
+   * The caller knows atRevision was not compacted when its list began (the pages after the
+   * first of one list): a cache answering from memory need not read the compaction mark again.
+   */
+  notCompacted?: boolean;
 }
 
 /** How fresh a get must be (see StoreRangeOptions.notOlderThan). */
