@@ -8,6 +8,7 @@ import { ListOptions } from '../options/read-options';
 import { awaitRevision } from './revision-wait';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
+import { yieldToEventLoop } from '../../runtime/offload/offload';
 
 /** Rows read from the store per query when a list pages through it. */
 const LIST_PAGE_SIZE = 500;
@@ -78,6 +79,8 @@ export class ListPager {
     let fetched = 0;
     let evaluated = 0;
     for (let first = true; ; first = false) {
+      // A page read from memory resolves at once: a long list lets other requests in between its pages.
+      if (!first) await yieldToEventLoop();
       const want = limit ? limit - items.length : LIST_PAGE_SIZE;
       const page = await store
         .list(storageResource(this.type), {
