@@ -19,6 +19,7 @@ import { runRoleBindingsMemory, runSoakBench } from './soak';
 import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { runCreatesBench } from './creates';
+import { runScaleBench } from './scale';
 import { runStallsBench } from './stalls';
 import { runFuzzMemoryBench } from './fuzz-memory';
 import { runFailoverBench } from './failover';
@@ -207,6 +208,8 @@ async function main() {
   if (process.argv.includes('failover')) return runFailoverBench();
   // `npm run bench -- counter`: creates per second through the single revision counter at 1, 8 and 32 writers (bench/revision-counter.ts).
   if (process.argv.includes('counter')) return runRevisionCounterBench();
+  // `npm run bench -- scale`: reads, restart and memory with 100,000 bindings (bench/scale.ts; BENCH_SCALE_BINDINGS).
+  if (process.argv.includes('scale')) return runScaleBench();
   // `npm run bench -- stalls`: how long single heavy requests and a fuzz hold the event loop, seen from /livez (bench/stalls.ts).
   if (process.argv.includes('stalls')) return runStallsBench();
   // `npm run bench -- fuzz-memory`: the memory a fuzz leaves behind, and after its objects are deleted (bench/fuzz-memory.ts).

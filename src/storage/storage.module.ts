@@ -9,8 +9,10 @@ import { ChangeNotifier } from './engine/change-notifier';
 import { Compactor } from './mvcc/compactor';
 import { Database, POLLED_CHANGE_LOG_MS } from './engine/database';
 import { serverStore } from './mvcc/mvcc-store';
-import { OBJECT_STORE, ObjectStore } from './mvcc/object-store';
+import { OBJECT_STORE, ObjectStore, SERVING_STORE } from './mvcc/object-store';
+import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { SharedInformerFactory } from './informer/shared-informer-factory';
+import { CachingStore } from './cacher/caching-store';
 import { StoredObjectsMetric } from './stored-objects-metric';
 import { storageFailureOf } from './engine/storage-errors';
 import { DISK_FULL_REASON, StoreDiskSpace } from './engine/store-disk-space';
@@ -24,6 +26,7 @@ export const DATABASE = Symbol('DATABASE');
 /** The ChangeNotifier: LISTEN/NOTIFY on the change log. */
 export const CHANGE_NOTIFIER = Symbol('CHANGE_NOTIFIER');
 const COMPACTOR = Symbol('COMPACTOR');
+
 
 export interface StorageSettings {
   /** `--history-window`: how long superseded versions stay readable. */
@@ -141,10 +144,23 @@ export class StorageModule {
           inject: [DATABASE, OBJECT_STORE, ChangeFeedService],
         },
         SharedInformerFactory,
+        {
+          provide: SERVING_STORE,
+          // --watch-cache: reads served from the informers' memory (kube's watch cache), else the store.
+          useFactory: (store: ObjectStore, informers: SharedInformerFactory, revision: CurrentRevision, options?: ServerOptions): ObjectStore =>
+            options?.watchCache === false
+              ? store
+              : new CachingStore({
+                  store,
+                  informerFor: (resource) => informers.informerFor(resource),
+                  currentRevision: (arrivedAt) => revision.since(arrivedAt),
+                }),
+          inject: [OBJECT_STORE, SharedInformerFactory, CurrentRevision, { token: SERVER_OPTIONS, optional: true }],
+        },
         StorageLifecycle,
         StoredObjectsMetric,
       ],
-      exports: [DATABASE, DataSource, OBJECT_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, CurrentRevision, SharedInformerFactory],
+      exports: [DATABASE, DataSource, OBJECT_STORE, SERVING_STORE, CHANGE_NOTIFIER, CHANGE_WAKEUPS, ChangeFeedService, CurrentRevision, SharedInformerFactory],
     };
   }
 }

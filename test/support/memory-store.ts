@@ -88,7 +88,7 @@ export class MemoryStore implements ObjectStore {
     const limit = opts.limit ?? items.length;
     const page = items.slice(0, limit);
     const hasMore = items.length > limit;
-    return { items: page, revision: opts.atRevision ?? this.revision.toString(), hasMore, ...(hasMore ? { remaining: items.length - limit } : {}) };
+    return { items: page, revision: opts.atRevision ?? this.revision.toString(), hasMore, ...(hasMore && opts.countRemaining !== false ? { remaining: items.length - limit } : {}) };
   }
 
   private write(type: Change['type'], key: ObjectKey, object: KubeObject, previous?: KubeObject): StoredObject {

@@ -47,6 +47,12 @@ export const storage = subsystem({
       default: DEFAULT_WATCH_CACHE_SIZE_BYTES,
       usage: 'Memory for the recent changes watches replay from (their JSON size); older revisions are read from the store.',
     }),
+    watchCache: flag({
+      name: 'watch-cache',
+      ...bool,
+      default: true,
+      usage: "Whether gets and lists are served from memory (each resource's cache, kept by the change feed, consistent with the store); false reads the store for each.",
+    }),
     /** How often an idle watch with allowWatchBookmarks gets a BOOKMARK (tests shorten it). */
     bookmarkIntervalMs: setting(60_000),
   },

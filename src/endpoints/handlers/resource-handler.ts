@@ -7,6 +7,7 @@ import { ResourceType } from '../../runtime/schema/resource-type';
 import { FieldValidationDirective } from '../../runtime/schema/field-validation';
 import { prettyRequested } from '../../runtime/serializer/negotiation';
 import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop } from '../../runtime/offload/offload';
+import { isStreamableList, sendJsonListOffLoop } from '../../runtime/offload/list-stream';
 import { addWarning, warningSink } from './warnings';
 import { deleteOptionsFor, Reader, writeOptionsFor, WriteScope } from '../../registry/rest/storage';
 import { RequestWriteOptions } from '../../registry/options/request-options';
@@ -135,7 +136,13 @@ export class ResourceHandler {
   private async write(scope: ResourceScope, req: ApiRequest, res: Response, code: number, body: unknown): Promise<void> {
     recordResponseObject(scope.audit, body);
     const target = { type: scope.target.target.type, query: req.query as Record<string, unknown> };
-    const rendered = await renderResponseOffLoop(scope.response.format, body, target, prettyRequested(target.query, req.headers['user-agent']));
+    const format = scope.response.format;
+    const pretty = prettyRequested(target.query, req.headers['user-agent']);
+    // A large JSON list goes out as its items are encoded, never as one string.
+    if (format.serializer === 'json' && !format.transform && !pretty && !format.pretty && isStreamableList(body)) {
+      return sendJsonListOffLoop(res, code, format.mediaType, body, scope.response.gzip);
+    }
+    const rendered = await renderResponseOffLoop(format, body, target, pretty);
     await sendRenderedOffLoop(res, code, rendered, scope.response.gzip);
   }
 }

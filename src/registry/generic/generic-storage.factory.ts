@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OBJECT_STORE, ObjectStore } from '../../storage/mvcc/object-store';
+import { ObjectStore, SERVING_STORE } from '../../storage/mvcc/object-store';
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { AdmissionChain } from '../rest/admission';
@@ -19,7 +19,7 @@ export const CREATE_PERMISSION_CHECK = Symbol('CREATE_PERMISSION_CHECK');
 @Injectable()
 export class GenericStorageFactory {
   constructor(
-    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    @Inject(SERVING_STORE) private readonly store: ObjectStore,
     private readonly admission: AdmissionChain,
     private readonly feed: ChangeFeedService,
     private readonly continueTokens: ContinueTokenService,

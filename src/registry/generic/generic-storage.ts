@@ -98,7 +98,8 @@ export class GenericStorage implements Required<ResourceStorage> {
     // get: unset = most recent, 0 = any, N = not older than N (wait briefly for it, else 504).
     const sem = opts?.resourceVersion;
     if (sem?.kind === 'NotOlderThan') await awaitRevision(this.deps.feed, this.store, sem.revision);
-    const stored = await this.store.get(this.key(target));
+    const notOlderThan = sem?.kind === 'NotOlderThan' ? sem.revision : sem?.kind === 'Any' ? '0' : undefined;
+    const stored = await this.store.get(this.key(target), undefined, { notOlderThan });
     if (!stored) throw errors.notFound(target.groupResource, target.name);
     return this.present(stored.object);
   }

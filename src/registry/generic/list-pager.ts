@@ -2,12 +2,13 @@ import { apiVersionOf, ResourceType } from '../../runtime/schema/resource-type';
 import { errors } from '../../apimachinery/errors';
 import { KubeList, KubeObject } from '../../apimachinery/types';
 import { storageResource } from '../../apimachinery/store-key';
-import { ObjectStore } from '../../storage/mvcc/object-store';
+import { ObjectStore, RevisionCompactedError } from '../../storage/mvcc/object-store';
 import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { ListOptions } from '../options/read-options';
 import { awaitRevision } from './revision-wait';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
+import { yieldToEventLoop } from '../../runtime/offload/offload';
 
 /** Rows read from the store per query when a list pages through it. */
 const LIST_PAGE_SIZE = 500;
@@ -41,18 +42,26 @@ export class ListPager {
     // Where the list starts: the snapshot revision (undefined = read the current state) and key.
     let atRevision: string | undefined;
     let after: { namespace: string; name: string } | undefined;
+    // Without a revision: how fresh the state must be (unset: the newest; a cache may answer the others at once).
+    let notOlderThan: string | undefined;
+    let goneMessage = '';
     switch (sem.kind) {
+      case 'Any':
+        notOlderThan = '0';
+        break;
       case 'NotOlderThan':
         await awaitRevision(this.deps.feed, store, sem.revision);
+        notOlderThan = sem.revision;
         break;
+      // A revision compacted away is 410 (the store's read at it says so).
       case 'Exact':
         await awaitRevision(this.deps.feed, store, sem.revision);
-        await this.checkNotCompacted(sem.revision, 'The resourceVersion for the provided list is too old.');
+        goneMessage = 'The resourceVersion for the provided list is too old.';
         atRevision = sem.revision;
         break;
       case 'Continue': {
         const pos = continueTokens.decode(sem.token);
-        await this.checkNotCompacted(pos.revision, EXPIRED_CONTINUE_MESSAGE);
+        goneMessage = EXPIRED_CONTINUE_MESSAGE;
         atRevision = pos.revision;
         after = { namespace: pos.namespace, name: pos.name };
         break;
@@ -69,14 +78,24 @@ export class ListPager {
     let remaining: number | undefined;
     let fetched = 0;
     let evaluated = 0;
-    for (;;) {
+    for (let first = true; ; first = false) {
+      // A page read from memory resolves at once: a long list lets other requests in between its pages.
+      if (!first) await yieldToEventLoop();
       const want = limit ? limit - items.length : LIST_PAGE_SIZE;
-      const page = await store.list(storageResource(this.type), {
-        namespace: inNamespace,
-        atRevision: snapshot,
-        after,
-        limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
-      });
+      const page = await store
+        .list(storageResource(this.type), {
+          namespace: inNamespace,
+          atRevision: snapshot,
+          after,
+          limit: predicate.filtering ? Math.max(want, LIST_PAGE_SIZE) : want,
+          notOlderThan: snapshot === undefined ? notOlderThan : undefined,
+          // The first read found the revision there; the next reads of this list need not ask again.
+          notCompacted: !first,
+        })
+        .catch((err: unknown) => {
+          if (err instanceof RevisionCompactedError && goneMessage) throw errors.gone(goneMessage);
+          throw err;
+        });
       snapshot = page.revision;
       fetched += page.items.length;
       for (const stored of page.items) {
@@ -106,10 +125,6 @@ export class ListPager {
       if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
     }
     return { apiVersion: apiVersionOf(this.type), kind: this.type.listKind, metadata, items };
-  }
-
-  private async checkNotCompacted(revision: string, message: string): Promise<void> {
-    if (BigInt(revision) < BigInt(await this.deps.store.compactedRevision())) throw errors.gone(message);
   }
 }
 

@@ -6,7 +6,7 @@ const gzipInPool = promisify(gzipCallback);
 /** kube compresses only bodies larger than this (responsewriters' defaultGzipThresholdBytes). */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 /** kube's gzip level: least CPU for a ratio close to the best. */
-const GZIP_LEVEL = 1;
+export const GZIP_LEVEL = 1;
 
 /**
  * Accept-Encoding lists gzip as a token of its own (kube's negotiateContentEncoding: a

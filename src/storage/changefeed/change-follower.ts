@@ -145,6 +145,8 @@ export class ChangeFollower {
   private async drain(): Promise<void> {
     while (!this.stopped) {
       let changes: Change[];
+      // Every change up to the head the feed had before this read is in what it answers.
+      const head = BigInt(this.feed.headRevision());
       try {
         changes = await this.feed.changesAfter(this.cursor.toString(), this.batchSize);
       } catch (err) {
@@ -153,7 +155,15 @@ export class ChangeFollower {
         this.resetTo(await this.sink.resync());
         continue;
       }
-      if (changes.length === 0) return;
+      if (changes.length === 0) {
+        // Nothing after the cursor up to that head (revisions of failed writes carry no change):
+        // the sink is current through it, so a reader waiting for such a revision goes on.
+        if (head > this.cursor) {
+          this.cursor = head;
+          this.wakeRevisionWaiters();
+        }
+        return;
+      }
       await this.sink.apply(changes);
       this.cursor = BigInt(changes[changes.length - 1].revision);
       this.wakeRevisionWaiters();

@@ -15,6 +15,16 @@ export interface InformerEventHandler<T extends KubeObject = KubeObject> {
   onDelete?(obj: T): void;
 }
 
+/**
+ * Hears how the cache changes, in order (a read cache keeps its snapshots by it): each batch of
+ * the feed applied (every change of the batch, of any resource: the last one's revision is the
+ * revision the cache now reflects), and each list that replaced the cache, with its revision.
+ */
+export interface InformerChangeListener {
+  applied(changes: readonly Change[]): void;
+  relisted(revision: string): void;
+}
+
 /** The values an object is indexed under (client-go's IndexFunc). */
 export type IndexFunc<T extends KubeObject = KubeObject> = (obj: T) => string[];
 
@@ -50,9 +60,12 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly follower: ChangeFollower;
   private items = new Map<string, T>();
   private readonly handlers = new Set<InformerEventHandler<T>>();
+  private readonly changeListeners = new Set<InformerChangeListener>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** index name -> indexed value -> cache keys. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
+  /** The revision the cached objects reflect, set with them (the follower's cursor follows a step later). */
+  private reflected = 0n;
   private starting: Promise<void> | null = null;
   private synced = false;
   private markSynced: () => void = () => undefined;
@@ -106,6 +119,15 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.follower.revision();
   }
 
+  /**
+   * Every change up to this revision is in the cached objects: revision(), or newer while the
+   * follower has not yet moved its cursor past a batch the cache already holds.
+   */
+  reflectedRevision(): bigint {
+    const cursor = this.follower.appliedRevision();
+    return cursor > this.reflected ? cursor : this.reflected;
+  }
+
   /** revision() as a number. */
   appliedRevision(): bigint {
     return this.follower.appliedRevision();
@@ -135,6 +157,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.handlers.add(handler);
     if (this.synced && handler.onAdd) for (const obj of this.items.values()) this.call(() => handler.onAdd!(obj));
     return () => this.handlers.delete(handler);
+  }
+
+  /** Adds a listener of the cache's changes (see InformerChangeListener); returns its removal. */
+  addChangeListener(listener: InformerChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** Adds indexes (client-go's AddIndexers); existing objects are indexed at once. */
@@ -192,7 +220,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     let revision: string | undefined;
     let after: { namespace: string; name: string } | undefined;
     for (;;) {
-      const page = await this.store.list(this.resource, { atRevision: revision, after, limit: this.pageSize });
+      const page = await this.store.list(this.resource, { atRevision: revision, after, limit: this.pageSize, countRemaining: false });
       revision = page.revision;
       for (const item of page.items) listed.set(cacheKey(item.key.namespace, item.key.name), item.object as T);
       if (!page.hasMore || page.items.length === 0) break;
@@ -206,6 +234,8 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
       this.put(key, obj, old);
     }
+    this.reflected = BigInt(revision);
+    for (const listener of this.changeListeners) listener.relisted(revision);
     // Synced in the same step as the delivery, so a handler added from now on gets the replay.
     this.synced = true;
     this.markSynced();
@@ -222,6 +252,11 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.put(key, change.object as T, this.items.get(key));
       }
     }
+    if (changes.length) {
+      const last = BigInt(changes[changes.length - 1].revision);
+      if (last > this.reflected) this.reflected = last;
+    }
+    for (const listener of this.changeListeners) listener.applied(changes);
   }
 
   private put(key: string, obj: T, old: T | undefined): void {

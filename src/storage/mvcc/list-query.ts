@@ -43,7 +43,9 @@ export function buildListQuery(resource: string, opts: StoreRangeOptions): ListQ
     const limit = Math.max(0, Math.floor(opts.limit));
     const fetch = param(limit + 1);
     page += ` LIMIT ${fetch}`;
-    remaining = `CASE WHEN (SELECT count(*) FROM page) = ${fetch} THEN (SELECT count(*) FROM (${source}) rest) - ${limit} END`;
+    // Without a count (a reader that pages through everything): -1 says only that more follow.
+    const rest = opts.countRemaining === false ? '-1' : `(SELECT count(*) FROM (${source}) rest) - ${limit}`;
+    remaining = `CASE WHEN (SELECT count(*) FROM page) = ${fetch} THEN ${rest} END`;
   }
 
   const sql = `

@@ -195,7 +195,7 @@ export class MvccStore implements ObjectStore {
       items: page.map((r) => this.stored({ resource, namespace: r.namespace!, name: r.name }, r as ObjectRow)),
       revision: opts.atRevision ?? snapshot,
       hasMore,
-      ...(hasMore ? { remaining: Number(remaining) } : {}),
+      ...(hasMore && Number(remaining) >= 0 ? { remaining: Number(remaining) } : {}),
     };
   }
 

@@ -43,6 +43,26 @@ export interface StoreRangeOptions {
   after?: { namespace: string; name: string };
   /** At most this many items; unset = all. */
   limit?: number;
+  /**
+   * Without atRevision: any state at least this new will do (kube's NotOlderThan, '0' for
+   * any), so a cache may answer from what it holds at once; unset = the newest state.
+   */
+  notOlderThan?: string;
+  /**
+   * false: `remaining` is not counted (an informer walking every page needs only hasMore; a
+   * count of the rest on each page made its walk quadratic). Default true.
+   */
+  countRemaining?: boolean;
+  /**
+   * The caller knows atRevision was not compacted when its list began (the pages after the
+   * first of one list): a cache answering from memory need not read the compaction mark again.
+   */
+  notCompacted?: boolean;
+}
+
+/** How fresh a get must be (see StoreRangeOptions.notOlderThan). */
+export interface StoreGetOptions {
+  notOlderThan?: string;
 }
 
 export interface ListResult {
@@ -51,7 +71,7 @@ export interface ListResult {
   revision: string;
   /** More items follow the last one returned. */
   hasMore: boolean;
-  /** How many items follow the last one returned (only when hasMore). */
+  /** How many items follow the last one returned (only when hasMore, and counted). */
   remaining?: number;
 }
 
@@ -132,7 +152,7 @@ export interface ObjectStore {
   /** The oldest revision still answerable exactly (everything older is compacted). */
   compactedRevision(): Promise<string>;
 
-  get(key: ObjectKey, atRevision?: string): Promise<StoredObject | null>;
+  get(key: ObjectKey, atRevision?: string, opts?: StoreGetOptions): Promise<StoredObject | null>;
   list(resource: string, opts?: StoreRangeOptions): Promise<ListResult>;
 
   /** Inserts a new key; KeyExistsError if it exists. */
@@ -161,3 +181,10 @@ export interface ObjectStore {
 }
 
 export const OBJECT_STORE = Symbol('OBJECT_STORE');
+
+/**
+ * The store the API's storages read and write through: the OBJECT_STORE with reads answered
+ * from memory (the caching store) unless --watch-cache=false. Informers, the change feed and
+ * compaction use the OBJECT_STORE itself.
+ */
+export const SERVING_STORE = Symbol('SERVING_STORE');

@@ -8,9 +8,13 @@ import {
   RevisionCompactedError,
   StaleRevisionError,
   StoredObject,
+  StoreRangeOptions,
   UidMismatchError,
   UnstorableKeyError,
 } from '../../../src/storage/mvcc/object-store';
+import { ChangeFeed } from '../../../src/storage/changefeed/change-feed';
+import { Informer } from '../../../src/storage/informer/informer';
+import { CachingStore } from '../../../src/storage/cacher/caching-store';
 import { openTestDatabase, TestDatabase } from '../../support/db';
 import { MemoryStore } from '../../support/memory-store';
 import { describeWithPostgres } from '../../support/postgres';
@@ -160,6 +164,11 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
     expect(last.hasMore).toBe(false);
     expect(await store.list(r, { namespace: 'ns', limit: 5 })).toMatchObject({ hasMore: false });
     expect(await store.list(r, { limit: 0 })).toMatchObject({ items: [], hasMore: true, remaining: 7 });
+    // A reader that walks every page need not have the rest counted on each.
+    const uncounted = await store.list(r, { namespace: 'ns', limit: 2, countRemaining: false });
+    expect(names(uncounted)).toEqual(['ns/B', 'ns/a']);
+    expect(uncounted.hasMore).toBe(true);
+    expect(uncounted.remaining).toBeUndefined();
     expect(await store.list(freshResource())).toEqual({ items: [], revision: snapshot, hasMore: false });
 
     // Paging across namespaces visits every item once.
@@ -323,4 +332,57 @@ describeWithPostgres('store contract on PostgreSQL', (url) => {
 
 describe('store contract on the in-memory fake of the unit tests', () => {
   storeContract(async () => memoryStore());
+});
+
+/**
+ * The store as the API reads it: gets and lists from the caching store's memory (each
+ * resource's cache is made ready before its first read, so every read below is the cache's,
+ * or the store's where the cache falls back), writes through to the store.
+ */
+function cachedStore(t: TestDatabase): StoreUnderTest {
+  const feed = new ChangeFeed(t.store, null);
+  const informers = new Map<string, Informer>();
+  const informerFor = (resource: string) => {
+    let informer = informers.get(resource);
+    if (!informer) informers.set(resource, (informer = new Informer(resource, t.store, feed)));
+    return informer;
+  };
+  const started = feed.start();
+  const caching = new CachingStore({
+    store: t.store,
+    informerFor,
+    // Read from the store every time (as with PostgreSQL), not the sole writer's shortcut.
+    currentRevision: async () => BigInt(await t.store.currentRevision()),
+  });
+  const warm = async (resource: string) => {
+    await started;
+    await caching.warm(resource);
+  };
+  const store: ObjectStore = Object.assign(Object.create(caching) as CachingStore, {
+    get: async (key: ObjectKey, atRevision?: string) => {
+      await warm(key.resource);
+      return caching.get(key, atRevision);
+    },
+    list: async (resource: string, opts?: StoreRangeOptions) => {
+      await warm(resource);
+      return caching.list(resource, opts);
+    },
+  });
+  return {
+    store,
+    close: async () => {
+      await Promise.all([...informers.values()].map((informer) => informer.stop()));
+      await feed.stop();
+      await t.destroy();
+    },
+    age: (ms) => ageLog(t, ms),
+  };
+}
+
+describe('store contract through the caching store on embedded PGlite', () => {
+  storeContract(async () => cachedStore(await openTestDatabase('pglite')));
+});
+
+describeWithPostgres('store contract through the caching store on PostgreSQL', (url) => {
+  storeContract(async () => cachedStore(await openTestDatabase('postgres', url)));
 });

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import type { Response } from 'express';
+import { isPlainObject } from '../../apimachinery/types';
+import { GZIP_LEVEL } from '../serializer/compression';
+import { sendRenderedOffLoop, yieldToEventLoop } from './offload';
+
+/**
+ * A JSON list whose text passes this is written to the client as its items are encoded: the
+ * whole text (55 MiB for 110,000 bindings) is never held, and the socket's backpressure paces
+ * the encoding. Smaller lists are sent whole, with a Content-Length, as before.
+ */
+export const STREAMED_LIST_CHARS = 1024 * 1024;
+/** How long the event loop encodes items before it lets other work in. */
+const SLICE_MS = 8;
+
+/** A list body (`items` an array) of a JSON answer without indentation can be streamed. */
+export function isStreamableList(body: unknown): body is Record<string, unknown> & { items: unknown[] } {
+  return isPlainObject(body) && Array.isArray(body.items) && body.kind !== 'Status';
+}
+
+/**
+ * Sends a list as JSON text, the same bytes as JSON.stringify and a newline. Up to
+ * STREAMED_LIST_CHARS it is sent whole (compressed above kube's threshold when negotiated);
+ * past it, the response goes out in chunks as the items are encoded (chunked transfer, gzip
+ * as a stream when negotiated: the body is then far above the threshold). A client that
+ * leaves stops the encoding.
+ */
+export async function sendJsonListOffLoop(res: Response, code: number, contentType: string, list: Record<string, unknown> & { items: unknown[] }, gzip: boolean): Promise<void> {
+  const marker = randomUUID();
+  // The items keep their place among the other fields.
+  const envelope = JSON.stringify({ ...list, items: marker });
+  const at = envelope.indexOf(`"${marker}"`);
+  const closing = `]${envelope.slice(at + marker.length + 2)}\n`;
+  let pending: string[] = [`${envelope.slice(0, at)}[`];
+  let pendingChars = pending[0].length;
+  let sink: Writable | null = null;
+  let sliceStart = performance.now();
+  for (let i = 0; i < list.items.length; i++) {
+    const text = (i ? ',' : '') + (JSON.stringify(list.items[i]) ?? 'null');
+    pending.push(text);
+    pendingChars += text.length;
+    if (pendingChars >= STREAMED_LIST_CHARS) {
+      sink ??= startStream(res, code, contentType, gzip);
+      if (!(await writeTo(sink, res, pending.join('')))) return;
+      pending = [];
+      pendingChars = 0;
+    }
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToEventLoop();
+      if (res.destroyed) return;
+      sliceStart = performance.now();
+    }
+  }
+  pending.push(closing);
+  if (!sink) return sendRenderedOffLoop(res, code, { contentType, body: pending.join('') }, gzip);
+  sink.end(pending.join(''));
+  if (sink !== res) await once(res, 'finish').catch(() => undefined);
+}
+
+function startStream(res: Response, code: number, contentType: string, gzip: boolean): Writable {
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  if (!gzip) return res;
+  res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Vary', 'Accept-Encoding');
+  const compressor = createGzip({ level: GZIP_LEVEL });
+  compressor.pipe(res);
+  // A client that leaves ends the compressor too, so nothing waits on it.
+  res.once('close', () => compressor.destroy());
+  return compressor;
+}
+
+/** Writes a chunk, waiting while the socket is full; false once the client is gone. */
+async function writeTo(sink: Writable, res: Response, chunk: string): Promise<boolean> {
+  if (res.destroyed || sink.destroyed) return false;
+  if (sink.write(chunk)) return true;
+  const drained = new Promise<boolean>((resolve) => {
+    const done = (ok: boolean) => () => {
+      sink.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    sink.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+  return drained;
+}
