@@ -118,6 +118,38 @@ describe('kubectl access diff and test', () => {
     expect(after.stdout).toContain('1 passed, 1 failed\n');
   });
 
+  it('runs offline, without a server, on the RBAC objects of --policy files and the default roles', async () => {
+    const offline = (args: string[]) => run(args, { HOME: dir, KUBECONFIG: join(dir, 'no-such-kubeconfig') });
+    const policy = join(dir, 'policy.yaml');
+    writeFileSync(
+      policy,
+      YAML.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'secret-reader' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] }) +
+        '---\n' +
+        YAML.stringify({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'alice-view', namespace: 'prod' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+          subjects: [{ kind: 'User', name: 'alice' }],
+        }),
+    );
+    const proposed = join(dir, 'offline-proposed.yaml');
+    writeFileSync(proposed, chart);
+    const diffed = await offline(['diff', '--offline', '--policy', '-f', policy, '--with', '-f', proposed, '--fail-on-new-access']);
+    expect(diffed.code).toBe(1);
+    expect(diffed.stdout).toMatch(/\+\s+ServiceAccount:prod\/ci\s+prod\s+get\s+secrets\s+-\s+RoleBinding prod\/ci-secrets → ClusterRole secret-reader/);
+    const tests = join(dir, 'offline-tests.yaml');
+    // alice's view comes from the default roles, aggregated as the server would.
+    writeFileSync(tests, YAML.stringify([{ can: { subject: { kind: 'User', name: 'alice' }, verb: 'list', resource: 'pods', namespace: 'prod' } }]));
+    const tested = await offline(['test', '--offline', '-f', tests, '--policy', '-f', policy]);
+    expect(tested).toMatchObject({ code: 0, stdout: 'PASS  User alice can list pods in namespace prod\n1 passed, 0 failed\n' });
+    const bad = join(dir, 'offline-bad.yaml');
+    writeFileSync(bad, YAML.stringify({ apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name: 'no-namespace' }, rules: [] }));
+    const refused = await offline(['test', '--offline', '-f', tests, '--policy', '-f', bad]);
+    expect(refused).toMatchObject({ code: 1, stderr: 'error: policy[0].metadata.namespace: Required value\n' });
+    expect((await offline(['can-i', 'get', 'pods', '--offline'])).stderr).toBe('error: --offline is for diff and test, not can-i\n');
+  });
+
   it('reports bad input as one error line and exit 1', async () => {
     const missing = await kubectl(['diff', '-f', join(dir, 'nope.yaml')]);
     expect(missing).toMatchObject({ code: 1, stdout: '' });
