@@ -187,3 +187,29 @@ describe('PolicyChangeReview diff', () => {
     expect(status.lost).toEqual([]);
   });
 });
+
+describe('PolicyChangeReview bounds', () => {
+  const objects: Objects = {
+    clusterRoles: [clusterRole('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])],
+    roleBindings: ['n1', 'n2', 'n3'].map((ns) => roleBinding(ns, 'readers', 'ClusterRole', 'reader', [U('alice'), U('bob')])),
+  };
+  const widened = { object: clusterRole('reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]) };
+  const analyzer = (limits: { maxSubjectScopes: number; maxRuleChecks: number }) => {
+    const live = indexOf(objects);
+    const chain = new AuthorizerChain();
+    chain.replace([new RbacAuthorizer('rbac', live)]);
+    return new PolicyChangeAnalyzer(live, new AccessIndex(live), chain, limits);
+  };
+
+  it('refuses a change that touches more subject-namespace pairs than one answer may diff, saying how to narrow it', async () => {
+    await expect(analyzer({ maxSubjectScopes: 3, maxRuleChecks: 1e6 }).answer({ changes: [widened] }, ADMIN)).rejects.toThrow(
+      'the changes touch 8 subject-namespace pairs, more than the 3 one review answers: narrow spec.scope (namespaces, subjects)',
+    );
+    await expect(analyzer({ maxSubjectScopes: 100, maxRuleChecks: 5 }).answer({ changes: [widened] }, ADMIN)).rejects.toThrow('narrow spec.scope');
+  });
+
+  it('answers only for the namespaces and subjects of spec.scope', async () => {
+    const status = await analyzer({ maxSubjectScopes: 3, maxRuleChecks: 1e6 }).answer({ changes: [widened], scope: { namespaces: ['n2'], subjects: [U('bob')] } }, ADMIN);
+    expect(status.gained.map((e) => [e.subject.name, e.namespace, e.verb])).toEqual([['bob', 'n2', 'list']]);
+  });
+});
