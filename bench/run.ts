@@ -11,6 +11,7 @@ import { runAuditStagesBench } from './audit-stages';
 import { runAuthnBench } from './authn';
 import { runOidcBench } from './oidc';
 import { runAccessBench } from './access';
+import { runPolicyChangeBench } from './policy-change';
 import { runUsageBench } from './binding-usage';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
@@ -228,6 +229,8 @@ async function main() {
   if (process.argv.includes('authn')) return runAuthnBench();
   // `npm run bench -- oidc`: only the cost of verifying OpenID Connect ID tokens (bench/oidc.ts).
   if (process.argv.includes('oidc')) return runOidcBench();
+  // `npm run bench -- policy-change`: PolicyChangeReview latency on a change touching many subjects (bench/policy-change.ts).
+  if (process.argv.includes('policy-change')) return runPolicyChangeBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
   // `npm run bench -- usage`: the cost of binding usage recording to SubjectAccessReviews (bench/binding-usage.ts).

@@ -130,6 +130,19 @@ export class AccessIndex {
     return [...found];
   }
 
+  /** Every binding whose roleRef names the role key (`ClusterRole/<name>`, `Role/<namespace>/<name>`), in any namespace. */
+  bindingsReferencing(key: string): BindingEntry[] {
+    const found: BindingEntry[] = [];
+    const scopes = this.byRole.get(key);
+    if (scopes) for (const scope of scopes.keys()) for (const binding of scopes.get(scope) ?? []) found.push(binding);
+    return found;
+  }
+
+  /** One binding by kind, namespace ('' for a ClusterRoleBinding) and name. */
+  binding(kind: BindingKind, namespace: string, name: string): BindingEntry | undefined {
+    return this.bindings.get(bindingId(kind, namespace, name));
+  }
+
   counts(): { roles: number; bindings: number } {
     let roles = this.clusterRoleRules.size;
     for (const index of this.roleRules.values()) roles += index.size;

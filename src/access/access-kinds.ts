@@ -2,6 +2,7 @@ import { ResourceStrategy, ResourceType } from '../runtime/schema/resource-type'
 import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
 import { StructSchema } from '../runtime/schema/schema';
 import { bindingUsageType } from './binding-usage-kind';
+import { policyChangeReviewType } from './policy-change-kind';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
 import { ACCESS_GROUP, ACCESS_VERSION, AccessExplanation, ResourceAccessReview, SubjectRulesReview } from './access-types';
 import {
@@ -52,4 +53,11 @@ export const accessExplanationType = accessType(
 );
 
 /** In the installer's order (sorted by path), which discovery shows. */
-export const ACCESS_TYPES = [accessExplanationType, bindingUsageType as unknown as ResourceType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType];
+export const ACCESS_TYPES = [
+  accessExplanationType,
+  bindingUsageType as unknown as ResourceType,
+  localResourceAccessReviewType,
+  policyChangeReviewType,
+  resourceAccessReviewType,
+  subjectRulesReviewType,
+];

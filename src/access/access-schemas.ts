@@ -20,7 +20,7 @@ const resourceAccessReviewSpecSchema = struct(
   { typeName: 'v1.ResourceAccessReviewSpec', description: 'ResourceAccessReviewSpec is the action whose allowed subjects are asked for.' },
 );
 
-const bindingReferenceSchema = struct(
+export const bindingReferenceSchema = struct(
   {
     kind: field(string(), 'Kind of the binding: RoleBinding or ClusterRoleBinding.'),
     namespace: field(string(), 'Namespace of a RoleBinding; empty for a ClusterRoleBinding.'),
@@ -29,7 +29,7 @@ const bindingReferenceSchema = struct(
   { typeName: 'v1.BindingReference', description: 'BindingReference names a RoleBinding or ClusterRoleBinding.' },
 );
 
-const roleReferenceSchema = struct(
+export const roleReferenceSchema = struct(
   {
     kind: field(string(), 'Kind of the role the binding references: Role or ClusterRole.'),
     name: field(string(), 'Name of the role.'),

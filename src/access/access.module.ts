@@ -21,6 +21,7 @@ import { ResourceType } from '../runtime/schema/resource-type';
 import { WriteOptions } from '../registry/rest/storage';
 import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
 import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
+import { registerPolicyChangeReview } from './policy-change-storage';
 
 /** Without the AuthorizeWithSelectors gate the selector fields do not exist: they are dropped first. */
 function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
@@ -84,6 +85,7 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
       new BindingUsageStorage({ policy: this.policy, usageOf: (uids) => this.usage.usageOf(uids), continueTokens: this.continueTokens }),
     );
     this.registry.register(localResourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(localResourceAccessReviewType, whoCan, normalize));
+    registerPolicyChangeReview(this.registry, this.policy, index, this.chain);
     this.registry.register(resourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(resourceAccessReviewType, whoCan, normalize));
     this.registry.register(
       subjectRulesReviewType,

@@ -84,6 +84,7 @@ describe('access analysis (access.platform.io/v1)', () => {
         { name: 'accessexplanations', singularName: 'accessexplanation', namespaced: false, kind: 'AccessExplanation', verbs: ['create'] },
         { name: 'bindingusages', singularName: 'bindingusage', namespaced: false, kind: 'BindingUsage', verbs: ['get', 'list'] },
         { name: 'localresourceaccessreviews', singularName: 'localresourceaccessreview', namespaced: true, kind: 'LocalResourceAccessReview', verbs: ['create'] },
+        { name: 'policychangereviews', singularName: 'policychangereview', namespaced: false, kind: 'PolicyChangeReview', verbs: ['create'] },
         { name: 'resourceaccessreviews', singularName: 'resourceaccessreview', namespaced: false, kind: 'ResourceAccessReview', verbs: ['create'] },
         { name: 'subjectrulesreviews', singularName: 'subjectrulesreview', namespaced: false, kind: 'SubjectRulesReview', verbs: ['create'] },
       ]);
@@ -159,6 +160,7 @@ describe('access analysis (access.platform.io/v1)', () => {
       expect(role.body.rules).toEqual([
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations'] },
         { verbs: ['get', 'list'], apiGroups: ['access.platform.io'], resources: ['bindingusages'] },
+        { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['policychangereviews'] },
       ]);
     });
   });

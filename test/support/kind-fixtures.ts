@@ -54,6 +54,21 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
   [`${ACCESS}/v1/LocalResourceAccessReview`]: () => ({ spec: { resourceAttributes } }),
   [`${ACCESS}/v1/SubjectRulesReview`]: () => ({ spec: { user: 'alice', namespace: 'default' } }),
   [`${ACCESS}/v1/AccessExplanation`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
+  [`${ACCESS}/v1/PolicyChangeReview`]: () => ({
+    spec: {
+      changes: [
+        {
+          object: {
+            apiVersion: 'rbac.authorization.platform.io/v1',
+            kind: 'RoleBinding',
+            metadata: { name: 'sample', namespace: 'default' },
+            roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
+            subjects: [{ kind: 'User', name: 'alice' }],
+          },
+        },
+      ],
+    },
+  }),
 };
 
 /** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */

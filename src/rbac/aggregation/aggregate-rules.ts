@@ -18,7 +18,7 @@ export function sameRule(a: PolicyRule, b: PolicyRule): boolean {
 }
 
 /** A string equal for exactly the rules sameRule calls equal. */
-function ruleKey(rule: PolicyRule): string {
+export function ruleKey(rule: PolicyRule): string {
   return JSON.stringify(RULE_FIELDS.map((field) => rule?.[field] ?? []));
 }
 

@@ -206,6 +206,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
         // Which bindings are used: read-only, derived from every binding.
         resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
+        // What a proposed RBAC change would grant and take away (discloses every subject's grants, as the reviews above do).
+        resourceRule(['create'], [ACCESS], ['policychangereviews']),
       ],
     },
   ];
