@@ -16,6 +16,8 @@ import { AccessStorage } from './access-storage';
 import { bindingUsageType } from './binding-usage-kind';
 import { BindingUsageService } from './binding-usage.service';
 import { BindingUsageStorage } from './binding-usage-storage';
+import { registerLeastPrivilege } from './least-privilege/least-privilege-kinds';
+import { RuleUsageService } from './least-privilege/usage.service';
 import { ContinueTokenService } from '../registry/generic/continue-token.service';
 import { ResourceType } from '../runtime/schema/resource-type';
 import { WriteOptions } from '../registry/rest/storage';
@@ -34,7 +36,7 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * not). Answered from the RBAC policy index and the authorizer chain that make the real
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
-@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService] })
+@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService, RuleUsageService] })
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
 
@@ -45,6 +47,7 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     private readonly usage: BindingUsageService,
     private readonly continueTokens: ContinueTokenService,
+    private readonly ruleUsage: RuleUsageService,
   ) {}
 
   onModuleInit(): void {
@@ -92,6 +95,7 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
         return { spec: subjectRulesReviewSpecToWire(spec), status: rulesReviewStatusToWire(rules) };
       }),
     );
+    registerLeastPrivilege(this.registry, { policy: this.policy, usage: this.ruleUsage, continueTokens: this.continueTokens, analyzer });
   }
 
   onModuleDestroy(): void {

@@ -206,6 +206,7 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
         // Which bindings are used: read-only, derived from every binding.
         resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
+        resourceRule(['get', 'list'], [ACCESS], ['ruleusages', 'accessdenials']),
       ],
     },
   ];
