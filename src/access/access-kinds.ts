@@ -2,7 +2,6 @@ import { ResourceStrategy, ResourceType } from '../runtime/schema/resource-type'
 import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
 import { StructSchema } from '../runtime/schema/schema';
 import { bindingUsageType } from './binding-usage-kind';
-import { accessDenialType, ruleUsageType } from './least-privilege/usage-kinds';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
 import { ACCESS_GROUP, ACCESS_VERSION, AccessExplanation, ResourceAccessReview, SubjectRulesReview } from './access-types';
 import {
@@ -54,6 +53,3 @@ export const accessExplanationType = accessType(
 
 /** In the installer's order (sorted by path), which discovery shows. */
 export const ACCESS_TYPES = [accessExplanationType, bindingUsageType as unknown as ResourceType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType];
-
-/** Least privilege from observed use (src/access/least-privilege), read-only. */
-export const LEAST_PRIVILEGE_TYPES = [accessDenialType as unknown as ResourceType, ruleUsageType as unknown as ResourceType];

@@ -10,14 +10,13 @@ import { reviewAttributes, reviewedUser, reviewEvaluationError, subjectAccessRev
 import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from '../reviews/review-types';
 import { accessReviewSpecToWire, rulesReviewStatusToWire } from '../reviews/review-wire';
 import { AccessAnalyzer } from './access-analyzer';
+import { AccessAnalyzerRef } from './access-analyzer-ref';
 import { AccessIndex } from './access-index';
 import { accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType } from './access-kinds';
 import { AccessStorage } from './access-storage';
 import { bindingUsageType } from './binding-usage-kind';
 import { BindingUsageService } from './binding-usage.service';
 import { BindingUsageStorage } from './binding-usage-storage';
-import { registerLeastPrivilege } from './least-privilege/least-privilege-kinds';
-import { RuleUsageService } from './least-privilege/usage.service';
 import { ContinueTokenService } from '../registry/generic/continue-token.service';
 import { ResourceType } from '../runtime/schema/resource-type';
 import { WriteOptions } from '../registry/rest/storage';
@@ -36,7 +35,11 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * not). Answered from the RBAC policy index and the authorizer chain that make the real
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
-@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService, RuleUsageService] })
+@Module({
+  imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule],
+  providers: [BindingUsageService, AccessAnalyzerRef],
+  exports: [BindingUsageService, AccessAnalyzerRef],
+})
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
 
@@ -47,12 +50,13 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     private readonly usage: BindingUsageService,
     private readonly continueTokens: ContinueTokenService,
-    private readonly ruleUsage: RuleUsageService,
+    private readonly analyzerRef: AccessAnalyzerRef,
   ) {}
 
   onModuleInit(): void {
     const index = (this.index = new AccessIndex(this.policy));
     const analyzer = new AccessAnalyzer(this.chain, this.policy, index);
+    this.analyzerRef.analyzer = analyzer;
     const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
     const normalize = (spec: SelfSubjectAccessReviewSpec) => {
       if (!attributeOptions().authorizeWithSelectors) dropSelectors(spec);
@@ -95,7 +99,6 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
         return { spec: subjectRulesReviewSpecToWire(spec), status: rulesReviewStatusToWire(rules) };
       }),
     );
-    registerLeastPrivilege(this.registry, { policy: this.policy, usage: this.ruleUsage, continueTokens: this.continueTokens, analyzer });
   }
 
   onModuleDestroy(): void {

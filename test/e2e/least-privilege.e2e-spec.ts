@@ -6,6 +6,7 @@ import { eventually } from '../support/eventually';
 import { describeWithPostgres } from '../support/postgres';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
+import { TestClock } from '../support/test-clock';
 
 /**
  * Least privilege from observed use (access.platform.io/v1): rule-level usage (ruleusages)
@@ -133,6 +134,172 @@ describe('least privilege: rule usage and refusals', () => {
   it('needs list on ruleusages and accessdenials (access-reviewer has them)', async () => {
     expect((await server.anonymous.get(`${ACCESS}/ruleusages`, { as: ALICE })).status).toBe(403);
     expect((await server.anonymous.get(`${ACCESS}/accessdenials`, { as: ALICE })).status).toBe(403);
+  });
+});
+
+const ROBOT = 'system:serviceaccount:team:robot';
+const DAY = 24 * 3600 * 1000;
+
+/**
+ * Findings and generated roles, on a server whose clock is moved 31 days past the policy's
+ * creation, so bindings are older than the 720h window.
+ */
+describe('least privilege: findings and generated roles', () => {
+  let server: TestServer;
+  let dir: string;
+  const clock = new TestClock();
+  const schema = process.env.DATABASE_URL ? newTestSchema() : undefined;
+  /** The SubjectAccessReviews the robot was granted, replayed against the generated role. */
+  const robotUsed = [
+    { namespace: 'team', verb: 'get', resource: 'pods', name: 'web' },
+    { namespace: 'team', verb: 'list', resource: 'pods' },
+    { namespace: 'team', verb: 'get', resource: 'pods', subresource: 'log', name: 'web' },
+    { namespace: 'team', verb: 'create', resource: 'configmaps' },
+    { namespace: 'team', verb: 'update', resource: 'persistentvolumeclaims', name: 'data' },
+    { namespace: 'team', verb: 'patch', resource: 'persistentvolumeclaims', name: 'data' },
+  ];
+  /** What it did not use, and must not be allowed afterwards. */
+  const robotNotUsed = [
+    { namespace: 'team', verb: 'delete', resource: 'pods', name: 'web' },
+    { namespace: 'team', verb: 'get', resource: 'secrets', name: 's' },
+    { namespace: 'team', verb: 'create', resource: 'persistentvolumeclaims' },
+    { namespace: 'team', verb: 'update', resource: 'configmaps', name: 'c' },
+    { namespace: 'other', verb: 'get', resource: 'pods', name: 'web' },
+    { namespace: 'team', verb: 'create', resource: 'serviceaccounts', subresource: 'token', name: 'robot' },
+    { namespace: 'team', verb: 'impersonate', resource: 'serviceaccounts', name: 'robot' },
+  ];
+  const allowed = async (userName: string, attrs: object) => (await server.admin.post(`${AUTHZ}/subjectaccessreviews`, sar(userName, attrs))).body.status.allowed === true;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'least-privilege-findings-'));
+    server = await startTestServer({ schema, keep: true, clock, options: options(writeTokenFile(dir, TOKENS)) });
+    await seed(server);
+    const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
+    await created('/api/v1/namespaces', { metadata: { name: 'other' } });
+    await created('/api/v1/namespaces/team/serviceaccounts', { metadata: { name: 'robot' } });
+    await created(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'robot-edit' }, roleRef: roleRef('ClusterRole', 'edit'), subjects: [{ kind: 'ServiceAccount', name: 'robot' }] });
+    await created(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'idle' }, roleRef: roleRef('ClusterRole', 'team-worker'), subjects: [user('ghost')] });
+    await created(`${RBAC}/namespaces/team/rolebindings`, {
+      metadata: { name: 'orphan' },
+      roleRef: roleRef('ClusterRole', 'team-worker'),
+      subjects: [{ kind: 'ServiceAccount', name: 'gone', namespace: 'team' }],
+    });
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'deployment-reader' }, rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] }] });
+    await created(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'alice-deployments' }, roleRef: roleRef('ClusterRole', 'deployment-reader'), subjects: [user('alice')] });
+    // The edit role is aggregated in the background: wait for it with explanations, which record nothing.
+    await eventually(async () => {
+      const explained = await server.admin.post(`${ACCESS}/accessexplanations`, {
+        apiVersion: 'access.platform.io/v1',
+        kind: 'AccessExplanation',
+        spec: { user: ROBOT, resourceAttributes: robotUsed[4] },
+      });
+      expect(explained.body.status.allowed).toBe(true);
+    });
+    clock.advance(31 * DAY);
+    // alice uses pods, and configmaps through the wildcard rule, nothing else.
+    expect((await server.anonymous.get('/api/v1/namespaces/team/pods', { as: ALICE })).status).toBe(200);
+    expect(await allowed('alice', { namespace: 'team', verb: 'update', resource: 'configmaps', name: 'c' })).toBe(true);
+    for (const attrs of robotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: true });
+    await eventually(async () => {
+      const used = await listAs(server, `${ACCESS}/ruleusages?fieldSelector=bindingRef.name=robot-edit`);
+      expect(used.reduce((n, u) => n + u.uses, 0)).toBe(robotUsed.length);
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    if (schema) await dropTestSchema(process.env.DATABASE_URL!, schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const findings = async (selector: string) => listAs(server, `${ACCESS}/accessfindings?fieldSelector=${encodeURIComponent(selector)}`);
+
+  it('finds bindings unused for the window, each with a fix; not the default policy', async () => {
+    const unused = await findings('type=UnusedBinding');
+    expect(unused.map((f) => `${f.bindingRef.namespace}/${f.bindingRef.name}`).sort()).toEqual(['team/alice-deployments', 'team/idle', 'team/orphan']);
+    const idle = unused.find((f) => f.bindingRef.name === 'idle');
+    expect(idle).toMatchObject({
+      subject: { kind: 'User', name: 'ghost' },
+      roleRef: { kind: 'ClusterRole', name: 'team-worker' },
+      suggestedFix: { command: 'kubectl delete rolebinding -n team idle' },
+      windowStart: expect.stringMatching(/Z$/),
+    });
+    expect(idle.lastUsed).toBeUndefined();
+  });
+
+  it('finds rules never used through a binding, and wildcard rules naming the parts used', async () => {
+    const unusedRules = await findings('type=UnusedRule,bindingRef.name=alice-work');
+    // Rule 0 (pods) and rule 1 (configmaps, secrets: *) were used.
+    expect(unusedRules).toEqual([]);
+    const wildcard = await findings('type=PartlyUsedWildcard,subject.name=alice');
+    expect(wildcard).toHaveLength(1);
+    expect(wildcard[0]).toMatchObject({
+      bindingRef: { name: 'alice-work' },
+      ruleIndex: 1,
+      usedVerbs: ['update'],
+      suggestedFix: { replacementRule: { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['update'] } },
+    });
+    const robotRules = await findings('type=UnusedRule,subject.kind=ServiceAccount,bindingRef.namespace=team');
+    expect(robotRules.length).toBeGreaterThan(0);
+    expect(robotRules.every((f) => f.bindingRef.name === 'robot-edit' && f.subject.name === 'robot' && f.suggestedFix.description.includes('Remove rule'))).toBe(true);
+  });
+
+  it('finds sensitive permissions held and not used', async () => {
+    const [alice] = await findings('type=UnusedSensitivePermission,subject.name=alice');
+    expect(alice).toMatchObject({ ruleIndex: 1, unusedPermissions: [expect.stringMatching(/^secrets \(get, list, watch, create, update, patch, delete/)] });
+    const robot = await findings('type=UnusedSensitivePermission,subject.name=robot');
+    expect(robot.flatMap((f) => f.unusedPermissions)).toEqual(expect.arrayContaining([expect.stringMatching(/^secrets/), 'impersonate serviceaccounts']));
+  });
+
+  it('finds bindings whose ServiceAccount does not exist', async () => {
+    const missing = await findings('type=MissingServiceAccount');
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ bindingRef: { kind: 'RoleBinding', namespace: 'team', name: 'orphan' }, subject: { kind: 'ServiceAccount', name: 'gone', namespace: 'team' } });
+    expect(missing[0].suggestedFix.command).toBe('kubectl delete rolebinding -n team orphan');
+    const bad = await server.anonymous.get(`${ACCESS}/accessfindings?fieldSelector=message=x`, { as: REVIEWER });
+    expect(bad.status).toBe(400);
+  });
+
+  it('generates a role from what the service account used; applied instead of its binding, it allows every recorded request and nothing else', async () => {
+    const res = await server.anonymous.post(
+      `${ACCESS}/accesssuggestions`,
+      { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'ServiceAccount', namespace: 'team', name: 'robot' }, since: '720h' } },
+      { as: REVIEWER },
+    );
+    expect(res.status).toBe(201);
+    const status = res.body.status;
+    expect(status.replaces).toEqual([{ kind: 'RoleBinding', namespace: 'team', name: 'robot-edit' }]);
+    expect(status.coveredUses).toBe(robotUsed.length);
+    expect(status.roles).toHaveLength(1);
+    expect(status.roles[0]).toMatchObject({ kind: 'Role', metadata: { name: 'suggested.serviceaccount.team.robot', namespace: 'team' } });
+    // Verbs and resources grouped as a person writes them.
+    expect(status.roles[0].rules).toEqual(
+      expect.arrayContaining([
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['patch', 'update'] },
+      ]),
+    );
+    expect(status.removedRules.length).toBeGreaterThan(0);
+
+    expect((await server.admin.delete(`${RBAC}/namespaces/team/rolebindings/robot-edit`)).status).toBe(200);
+    for (const object of [...status.roles, ...status.bindings]) {
+      const plural = object.kind === 'Role' ? 'roles' : 'rolebindings';
+      expect((await server.admin.post(`${RBAC}/namespaces/team/${plural}`, object)).status).toBe(201);
+    }
+    await eventually(async () => {
+      for (const attrs of robotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: true });
+    });
+    for (const attrs of robotNotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: false });
+  });
+
+  it('refuses a window beyond the retention with 400, and a malformed one with 422', async () => {
+    const ask = (spec: object) => server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec });
+    const beyond = await ask({ subject: { kind: 'User', name: 'alice' }, since: '2200h' });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: expect.stringContaining('retention') });
+    const malformed = await ask({ subject: { kind: 'Robot', name: 'alice' }, since: 'soon' });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.details.causes.map((c: any) => c.field).sort()).toEqual(['spec.since', 'spec.subject.kind']);
   });
 });
 

@@ -206,7 +206,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
         // Which bindings are used: read-only, derived from every binding.
         resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
-        resourceRule(['get', 'list'], [ACCESS], ['ruleusages', 'accessdenials']),
+        resourceRule(['get', 'list'], [ACCESS], ['ruleusages', 'accessdenials', 'accessfindings']),
+        resourceRule(['create'], [ACCESS], ['accesssuggestions']),
       ],
     },
   ];
