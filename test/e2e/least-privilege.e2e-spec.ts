@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { dropTestSchema, newTestSchema } from '../support/db';
 import { eventually } from '../support/eventually';
 import { describeWithPostgres } from '../support/postgres';
@@ -33,6 +35,17 @@ export const sar = (userName: string, resourceAttributes: object) => ({
   kind: 'SubjectAccessReview',
   spec: { user: userName, ...(userName.startsWith('system:serviceaccount:') ? { groups: ['system:serviceaccounts', `system:serviceaccounts:${userName.split(':')[2]}`] } : {}), resourceAttributes },
 });
+
+const PLUGIN = resolve(__dirname, '..', '..', 'bin', 'kubectl-access');
+
+/** Runs bin/kubectl-access with a kubeconfig; its exit code and output. */
+function plugin(kubeconfig: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(PLUGIN, [...args, '--kubeconfig', kubeconfig], { timeout: 30000 }, (err, stdout, stderr) => {
+      done({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
 
 async function seed(server: TestServer): Promise<void> {
   const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
@@ -199,6 +212,7 @@ describe('least privilege: findings and generated roles', () => {
     // alice uses pods, and configmaps through the wildcard rule, nothing else.
     expect((await server.anonymous.get('/api/v1/namespaces/team/pods', { as: ALICE })).status).toBe(200);
     expect(await allowed('alice', { namespace: 'team', verb: 'update', resource: 'configmaps', name: 'c' })).toBe(true);
+    expect((await server.anonymous.get('/api/v1/namespaces/other/configmaps', { as: ALICE })).status).toBe(403);
     for (const attrs of robotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: true });
     await eventually(async () => {
       const used = await listAs(server, `${ACCESS}/ruleusages?fieldSelector=bindingRef.name=robot-edit`);
@@ -258,6 +272,45 @@ describe('least privilege: findings and generated roles', () => {
     expect(missing[0].suggestedFix.command).toBe('kubectl delete rolebinding -n team orphan');
     const bad = await server.anonymous.get(`${ACCESS}/accessfindings?fieldSelector=message=x`, { as: REVIEWER });
     expect(bad.status).toBe(400);
+  });
+
+  it('kubectl access findings lists them with their fixes, by namespace, type and subject', async () => {
+    const out = await plugin(server.kubeconfigPath, ['findings', '-n', 'team', '--type=UnusedBinding']);
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^TYPE\s+BINDING\s+SUBJECT\s+FINDING\s+FIX$/);
+    expect(lines.slice(1).some((l) => /^UnusedBinding\s+RoleBinding team\/idle\s+User ghost\s+.*kubectl delete rolebinding -n team idle$/.test(l))).toBe(true);
+    const forAlice = await plugin(server.kubeconfigPath, ['findings', 'alice', '-o', 'json']);
+    expect(new Set(JSON.parse(forAlice.stdout).items.map((f: any) => f.subject.name))).toEqual(new Set(['alice']));
+    expect((await plugin(server.kubeconfigPath, ['findings', '-n', 'nowhere'])).stderr).toBe('No findings in namespace nowhere.\n');
+  });
+
+  it('kubectl access suggest prints manifests to apply, with the diff as comments; refuses a window beyond the retention', async () => {
+    const out = await plugin(server.kubeconfigPath, ['suggest', 'alice', '--since=720h']);
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    expect(out.stdout).toMatch(/^# Generated from 2 recorded requests and access reviews since /);
+    expect(out.stdout).toContain('# Replaces: RoleBinding team/alice-work, RoleBinding team/alice-deployments');
+    expect(out.stdout).toContain('RoleBinding team/alice-deployments ClusterRole deployment-reader rule 0');
+    const docs = parseAllDocuments(out.stdout).map((d) => d.toJS()).filter(Boolean);
+    expect(docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
+    expect(docs[0]).toMatchObject({ metadata: { name: 'suggested.user.alice', namespace: 'team' } });
+    expect(docs[0].rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['update'] },
+    ]);
+    expect(docs[1]).toMatchObject({ roleRef: { kind: 'Role', name: 'suggested.user.alice' }, subjects: [{ kind: 'User', name: 'alice' }] });
+    const beyond = await plugin(server.kubeconfigPath, ['suggest', 'alice', '--since=2200h']);
+    expect(beyond.code).toBe(1);
+    expect(beyond.stderr).toMatch(/^error: .*retention/);
+  });
+
+  it('kubectl access denied lists what was refused, with the closest rule and what it lacks', async () => {
+    const out = await plugin(server.kubeconfigPath, ['denied', 'alice']);
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^VERB\s+RESOURCE\s+NAMESPACE\s+COUNT\s+LAST\s+CLOSEST RULE \(WHAT IT LACKS\)$/);
+    expect(lines[1]).toMatch(/^list\s+configmaps\s+other\s+1\s+\d+s\s+RoleBinding team\/alice-work ClusterRole team-worker rule 1: RoleBinding "alice-work" grants only in namespace "team", not in namespace "other"$/);
+    expect((await plugin(server.kubeconfigPath, ['denied', 'nobody'])).stderr).toBe('Nothing was refused nobody.\n');
   });
 
   it('generates a role from what the service account used; applied instead of its binding, it allows every recorded request and nothing else', async () => {
