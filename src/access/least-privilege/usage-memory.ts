@@ -73,11 +73,34 @@ function attributesOf(attrs: AuthorizationAttributes): UsedAttributes {
     : { verb: attrs.verb, apiGroup: '', resource: '', subresource: '', namespace: '', nonResourceURL: attrs.path };
 }
 
-/** The key of a decision's attributes (no object is made for a decision already seen). */
+/**
+ * The key of a decision's attributes within one namespace: short, so building and hashing it
+ * is cheap (one long key per decision cost more than the decision).
+ */
 function attributeKey(attrs: AuthorizationAttributes): string {
-  return attrs.isResourceRequest
-    ? `${attrs.verb}${SEP}${attrs.apiGroup}${SEP}${attrs.resource}${SEP}${attrs.subresource}${SEP}${attrs.namespace}`
-    : `${attrs.verb}${SEP}${SEP}${SEP}${SEP}${SEP}${attrs.path}`;
+  return attrs.isResourceRequest ? `${attrs.verb}${SEP}${attrs.apiGroup}${SEP}${attrs.resource}${SEP}${attrs.subresource}` : `${attrs.verb}${SEP}${SEP}${SEP}${SEP}${attrs.path}`;
+}
+
+const keyOfAttributes = (u: UsedAttributes) => (u.nonResourceURL ? `${u.verb}${SEP}${SEP}${SEP}${SEP}${u.nonResourceURL}` : `${u.verb}${SEP}${u.apiGroup}${SEP}${u.resource}${SEP}${u.subresource}`);
+
+/** Records nested by short keys (a map per level), so a decision already seen builds one short string. */
+type Nested<K, T> = Map<K, Map<string, Map<string, T>>>;
+
+/** The record held under (outer, namespace, attributes), if any. */
+function lookup<K, T>(records: Nested<K, T>, outer: K, namespace: string, key: string): T | undefined {
+  return records.get(outer)?.get(namespace)?.get(key);
+}
+
+function insert<K, T>(records: Nested<K, T>, outer: K, namespace: string, key: string, record: T): void {
+  let byNamespace = records.get(outer);
+  if (!byNamespace) records.set(outer, (byNamespace = new Map<string, Map<string, T>>()));
+  let byKey = byNamespace.get(namespace);
+  if (!byKey) byNamespace.set(namespace, (byKey = new Map<string, T>()));
+  byKey.set(key, record);
+}
+
+function* values<K, T>(records: Nested<K, T>): Generator<T> {
+  for (const byNamespace of records.values()) for (const byKey of byNamespace.values()) yield* byKey.values();
 }
 
 export const ruleUseKey = (u: Pick<RuleUse, 'bindingUid' | 'ruleHash'> & UsedAttributes) =>
@@ -96,8 +119,12 @@ export const denialKey = (d: Pick<Denial, 'user'> & UsedAttributes) => [d.user, 
  * binding usage still counts every grant.
  */
 export class UsageMemory implements DecisionDetailSink {
-  private uses = new Map<string, RuleUse>();
-  private denials = new Map<string, Denial>();
+  /** By binding uid, then rule, then namespace and attributes. */
+  private uses = new Map<string, Nested<RuleIdentity, RuleUse>>();
+  private useCount = 0;
+  /** By user, then namespace and attributes. */
+  private denials: Nested<string, Denial> = new Map();
+  private denialCount = 0;
   private denialsPerUser = new Map<string, number>();
   private readonly identities = new WeakMap<PolicyRule, RuleIdentity>();
 
@@ -111,16 +138,20 @@ export class UsageMemory implements DecisionDetailSink {
     const rule = result.grantedByRule;
     if (!binding || !rule) return;
     const identity = this.identityOf(rule, binding);
-    const key = `${binding.uid}${SEP}${identity.hash}${SEP}${attributeKey(attrs)}`;
-    const held = this.uses.get(key);
+    const uid = binding.uid;
+    const key = attributeKey(attrs);
+    let ofBinding = this.uses.get(uid);
+    const held = ofBinding && lookup(ofBinding, identity, attrs.namespace, key);
     if (held) {
       held.count++;
       held.last = now;
       return;
     }
-    if (this.uses.size >= this.limits.maxRuleUses) return recordRuleUsageDrop('allowed', 'total');
-    this.uses.set(key, {
-      bindingUid: binding.uid,
+    if (this.useCount >= this.limits.maxRuleUses) return recordRuleUsageDrop('allowed', 'total');
+    if (!ofBinding) this.uses.set(uid, (ofBinding = new Map() as Nested<RuleIdentity, RuleUse>));
+    this.useCount++;
+    insert(ofBinding, identity, attrs.namespace, key, {
+      bindingUid: uid,
       bindingKind: binding.kind,
       bindingNamespace: binding.namespace,
       bindingName: binding.name,
@@ -138,49 +169,90 @@ export class UsageMemory implements DecisionDetailSink {
 
   denied(attrs: AuthorizationAttributes, now: number): void {
     const user = attrs.user.username;
-    const key = `${user}${SEP}${attributeKey(attrs)}`;
-    const held = this.denials.get(key);
+    const key = attributeKey(attrs);
+    const held = lookup(this.denials, user, attrs.namespace, key);
     if (held) {
       held.count++;
       held.last = now;
       return;
     }
-    if (this.denials.size >= this.limits.maxDenials) return recordRuleUsageDrop('denied', 'total');
+    if (this.denialCount >= this.limits.maxDenials) return recordRuleUsageDrop('denied', 'total');
     const ofUser = this.denialsPerUser.get(user) ?? 0;
     if (ofUser >= this.limits.maxDenialsPerUser) return recordRuleUsageDrop('denied', 'per-user');
     this.denialsPerUser.set(user, ofUser + 1);
-    this.denials.set(key, { user, ...attributesOf(attrs), count: 1, first: now, last: now });
+    this.denialCount++;
+    insert(this.denials, user, attrs.namespace, key, { user, ...attributesOf(attrs), count: 1, first: now, last: now });
   }
 
   /** Hands over everything recorded so far and starts afresh. */
   take(): { uses: RuleUse[]; denials: Denial[] } {
-    const taken = { uses: [...this.uses.values()], denials: [...this.denials.values()] };
+    const taken = { uses: this.allUses(), denials: [...values(this.denials)] };
     this.uses = new Map();
+    this.useCount = 0;
     this.denials = new Map();
+    this.denialCount = 0;
     this.denialsPerUser = new Map();
     return taken;
   }
 
   /** Puts back what a flush could not write (beyond the bounds if need be: it was held already). */
   restore(taken: { uses: RuleUse[]; denials: Denial[] }): void {
-    for (const use of taken.uses) mergeInto(this.uses, ruleUseKey(use), use);
+    for (const use of taken.uses) {
+      let ofBinding = this.uses.get(use.bindingUid);
+      if (!ofBinding) this.uses.set(use.bindingUid, (ofBinding = new Map() as Nested<RuleIdentity, RuleUse>));
+      // Taken records are keyed again by their hash: the rule object they came from may be gone.
+      const identity = this.restoredIdentity(use);
+      if (mergeInto(ofBinding, identity, use.namespace, keyOfAttributes(use), use)) this.useCount++;
+    }
     for (const denial of taken.denials) {
-      if (mergeInto(this.denials, denialKey(denial), denial)) this.denialsPerUser.set(denial.user, (this.denialsPerUser.get(denial.user) ?? 0) + 1);
+      if (mergeInto(this.denials, denial.user, denial.namespace, keyOfAttributes(denial), denial)) {
+        this.denialCount++;
+        this.denialsPerUser.set(denial.user, (this.denialsPerUser.get(denial.user) ?? 0) + 1);
+      }
     }
   }
 
   /** Copies of what is held now (a read adds them to the flushed records). */
   pending(): { uses: RuleUse[]; denials: Denial[] } {
-    return { uses: [...this.uses.values()].map((u) => ({ ...u })), denials: [...this.denials.values()].map((d) => ({ ...d })) };
+    return { uses: this.allUses().map((u) => ({ ...u })), denials: [...values(this.denials)].map((d) => ({ ...d })) };
   }
 
   /** A deleted binding's records go (its uid never grants again). */
   forgetBinding(uid: string): void {
-    for (const [key, use] of this.uses) if (use.bindingUid === uid) this.uses.delete(key);
+    const ofBinding = this.uses.get(uid);
+    if (!ofBinding) return;
+    for (const _ of values(ofBinding)) this.useCount--;
+    this.uses.delete(uid);
   }
 
   get size(): { uses: number; denials: number } {
-    return { uses: this.uses.size, denials: this.denials.size };
+    return { uses: this.useCount, denials: this.denialCount };
+  }
+
+  /** Every held rule use, one per (binding, rule hash, attributes): records of two objects of one rule are summed. */
+  private allUses(): RuleUse[] {
+    const byKey = new Map<string, RuleUse>();
+    for (const ofBinding of this.uses.values()) {
+      for (const use of values(ofBinding)) {
+        const key = ruleUseKey(use);
+        const held = byKey.get(key);
+        if (!held) byKey.set(key, use);
+        else {
+          held.count += use.count;
+          held.first = Math.min(held.first, use.first);
+          held.last = Math.max(held.last, use.last);
+        }
+      }
+    }
+    return [...byKey.values()];
+  }
+
+  /** An identity for records put back (keyed by hash, so they merge with each other). */
+  private readonly restored = new Map<string, RuleIdentity>();
+  private restoredIdentity(use: RuleUse): RuleIdentity {
+    let identity = this.restored.get(use.ruleHash);
+    if (!identity) this.restored.set(use.ruleHash, (identity = { index: use.ruleIndex, hash: use.ruleHash, rule: use.rule }));
+    return identity;
   }
 
   private identityOf(rule: PolicyRule, binding: { roleRef?: RoleRef; namespace: string }): RuleIdentity {
@@ -194,11 +266,11 @@ export class UsageMemory implements DecisionDetailSink {
   }
 }
 
-/** Adds `record` to the one held under `key`; true when it was new. */
-function mergeInto<T extends Counted>(records: Map<string, T>, key: string, record: T): boolean {
-  const held = records.get(key);
+/** Adds `record` to the one held under its keys; true when it was new. */
+function mergeInto<K, T extends Counted>(records: Nested<K, T>, outer: K, namespace: string, key: string, record: T): boolean {
+  const held = lookup(records, outer, namespace, key);
   if (!held) {
-    records.set(key, { ...record });
+    insert(records, outer, namespace, key, { ...record });
     return true;
   }
   held.count += record.count;
