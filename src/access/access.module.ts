@@ -10,7 +10,6 @@ import { reviewAttributes, reviewedUser, reviewEvaluationError, subjectAccessRev
 import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from '../reviews/review-types';
 import { accessReviewSpecToWire, rulesReviewStatusToWire } from '../reviews/review-wire';
 import { AccessAnalyzer } from './access-analyzer';
-import { AccessAnalyzerRef } from './access-analyzer-ref';
 import { AccessIndex } from './access-index';
 import { accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType } from './access-kinds';
 import { AccessStorage } from './access-storage';
@@ -37,8 +36,8 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  */
 @Module({
   imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule],
-  providers: [BindingUsageService, AccessAnalyzerRef],
-  exports: [BindingUsageService, AccessAnalyzerRef],
+  providers: [BindingUsageService],
+  exports: [BindingUsageService],
 })
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
@@ -50,13 +49,11 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     private readonly usage: BindingUsageService,
     private readonly continueTokens: ContinueTokenService,
-    private readonly analyzerRef: AccessAnalyzerRef,
   ) {}
 
   onModuleInit(): void {
     const index = (this.index = new AccessIndex(this.policy));
     const analyzer = new AccessAnalyzer(this.chain, this.policy, index);
-    this.analyzerRef.analyzer = analyzer;
     const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
     const normalize = (spec: SelfSubjectAccessReviewSpec) => {
       if (!attributeOptions().authorizeWithSelectors) dropSelectors(spec);
