@@ -35,7 +35,7 @@ const LIMIT_PERCENT = 3;
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), uid: `${namespace ?? ''}-${name}`, creationTimestamp: '2026-01-01T00:00:00Z' });
 const user = (name: string) => ({ kind: 'User', apiGroup: GROUP, name });
 
-function* worldObjects(): Generator<{ resource: RbacResource; object: KubeObject }> {
+export function* worldObjects(): Generator<{ resource: RbacResource; object: KubeObject }> {
   const resources = ['pods', 'secrets', 'configmaps', 'services', 'serviceaccounts'];
   for (const [i, resource] of resources.entries()) {
     const rules = [{ apiGroups: [''], resources: [resource], verbs: ['get', 'list', 'watch'] }];
@@ -55,7 +55,7 @@ function* worldObjects(): Generator<{ resource: RbacResource; object: KubeObject
 }
 
 /** Questions RBAC allows: user-i reads what rb-(i mod 100) grants in ns-(i / 100). */
-function question(i: number): AuthorizationAttributes {
+export function question(i: number): AuthorizationAttributes {
   const k = i % (NAMESPACES * ROLE_BINDINGS_PER_NAMESPACE);
   const namespace = `ns-${Math.floor(k / ROLE_BINDINGS_PER_NAMESPACE)}`;
   const resource = ['pods', 'secrets', 'configmaps', 'services', 'serviceaccounts'][k % ROLE_BINDINGS_PER_NAMESPACE % 5];

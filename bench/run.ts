@@ -13,6 +13,7 @@ import { runOidcBench } from './oidc';
 import { runAccessBench } from './access';
 import { runPolicyChangeBench } from './policy-change';
 import { runUsageBench } from './binding-usage';
+import { runRuleUsageBench } from './rule-usage';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -233,6 +234,8 @@ async function main() {
   if (process.argv.includes('policy-change')) return runPolicyChangeBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
+  // `npm run bench -- rule-usage`: what rule-level usage adds to a decision, and its memory (bench/rule-usage.ts).
+  if (process.argv.includes('rule-usage')) return runRuleUsageBench();
   // `npm run bench -- usage`: the cost of binding usage recording to SubjectAccessReviews (bench/binding-usage.ts).
   if (process.argv.includes('usage')) return runUsageBench();
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of

@@ -35,7 +35,11 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * not). Answered from the RBAC policy index and the authorizer chain that make the real
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
-@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [BindingUsageService] })
+@Module({
+  imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule],
+  providers: [BindingUsageService],
+  exports: [BindingUsageService],
+})
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
   private index: AccessIndex | undefined;
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
 import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
@@ -8,8 +9,13 @@ import { DecisionConsistency } from './decision-consistency';
 
 const bindingUsageRecorder = {
   provide: BindingUsageRecorder,
-  useFactory: (options?: ServerOptions) => new BindingUsageRecorder(options?.bindingUsage.recording ?? true),
-  inject: [{ token: SERVER_OPTIONS, optional: true }],
+  // A clock other than the system's (tests) times the grants too; the system's is read once a second.
+  useFactory: (options?: ServerOptions, clock?: Clock) =>
+    new BindingUsageRecorder(options?.bindingUsage.recording ?? true, clock && clock !== systemClock ? () => clock.now() : undefined),
+  inject: [
+    { token: SERVER_OPTIONS, optional: true },
+    { token: CLOCK, optional: true },
+  ],
 };
 
 const decisionConsistency = {

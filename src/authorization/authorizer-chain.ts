@@ -98,13 +98,15 @@ export class AuthorizerChain {
         // kube instruments the configured authorizers only, not the system:masters shortcut.
         if (authorizer !== privilegedGroupAuthorizer) {
           recordAuthorizationDecision(authorizer, result.decision === 'Allow' ? 'allowed' : 'denied');
-          if (!trace && result.grantedBy) this.usage?.record(result);
+          if (!trace && result.grantedBy) this.usage?.record(result, attrs);
+          else if (!trace && result.decision === 'Deny') this.usage?.recordDenied(attrs);
         }
         return result;
       }
       if (result.evaluationError) (errors ??= []).push(result.evaluationError);
       if (result.reason) (reasons ??= []).push(result.reason);
     }
+    if (!trace) this.usage?.recordDenied(attrs);
     return { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', ...(errors ? { evaluationError: aggregateErrors(errors) } : {}) };
   }
 

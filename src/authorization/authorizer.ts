@@ -2,6 +2,7 @@ import { UserInfo } from '../apimachinery/user-info';
 import { FieldRequirement } from '../apimachinery/selectors/field-selector';
 import { LabelRequirement } from '../apimachinery/selectors/label-selector';
 import type { StoreFollowingState } from './decision-consistency';
+import type { PolicyRule } from '../apis/rbac/types';
 
 /**
  * What an authorizer is asked: kube's authorizer.Attributes. The guard builds it from a
@@ -41,6 +42,8 @@ export interface AuthorizationResult {
   evaluationError?: string;
   /** The binding whose rule allowed (RBAC allows only): binding usage counts it. */
   grantedBy?: GrantingBinding;
+  /** The rule of that binding's role that matched (the index's own object): rule-level usage counts it. */
+  grantedByRule?: PolicyRule;
 }
 
 /** A RoleBinding or ClusterRoleBinding as the decisions it grants name it. */

@@ -1,4 +1,14 @@
-import { AuthorizationResult } from './authorizer';
+import { AuthorizationAttributes, AuthorizationResult } from './authorizer';
+
+/**
+ * Where the details of a decision go besides the binding's count (rule-level usage and
+ * refused attributes, attached by the access module): called on the decision path, so it
+ * must only update memory. `now` is the recorder's clock (to the second).
+ */
+export interface DecisionDetailSink {
+  allowed(result: AuthorizationResult, attrs: AuthorizationAttributes, now: number): void;
+  denied(attrs: AuthorizationAttributes, now: number): void;
+}
 
 /** What one replica counted for one binding since its last flush. */
 export interface PendingUsage {
@@ -18,6 +28,7 @@ export class BindingUsageRecorder {
   private ticker: NodeJS.Timeout | undefined;
   private lastTick = 0;
   private now: () => number;
+  private detail: DecisionDetailSink | undefined;
 
   constructor(
     /** `--binding-usage-recording`: off, nothing is counted (the benchmark compares both). */
@@ -46,15 +57,30 @@ export class BindingUsageRecorder {
     this.now = this.clock ?? Date.now;
   }
 
-  /** Counts the binding an allow names; other answers (and RBAC-less allows) count nothing. */
-  record(result: AuthorizationResult): void {
+  /** Sends the details of each decision recorded from now on to `sink` as well. */
+  attach(sink: DecisionDetailSink): void {
+    this.detail = sink;
+  }
+
+  /**
+   * Counts the binding an allow names; other answers (and RBAC-less allows) count nothing.
+   * With the request's attributes, the attached sink also gets the rule and what was used.
+   */
+  record(result: AuthorizationResult, attrs?: AuthorizationAttributes): void {
     const uid = result.grantedBy?.uid;
     if (!uid || !this.enabled) return;
+    const now = this.now();
     const usage = this.pending.get(uid);
     if (usage) {
       usage.grants++;
-      usage.lastGranted = this.now();
-    } else this.pending.set(uid, { grants: 1, lastGranted: this.now() });
+      usage.lastGranted = now;
+    } else this.pending.set(uid, { grants: 1, lastGranted: now });
+    if (attrs && this.detail) this.detail.allowed(result, attrs, now);
+  }
+
+  /** A request or access review the chain did not allow: the attached sink records what was refused. */
+  recordDenied(attrs: AuthorizationAttributes): void {
+    if (this.enabled && this.detail) this.detail.denied(attrs, this.now());
   }
 
   /** What was counted and not yet taken, for one binding (a list adds it to the flushed counts). */

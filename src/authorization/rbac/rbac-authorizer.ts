@@ -3,6 +3,7 @@ import { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRu
 import { aggregateErrors } from '../../apimachinery/aggregate-errors';
 import { PolicyIndex, RuleSource, RuleVisiting } from './policy-index';
 import { ruleAllows } from './rule-matching';
+import { PolicyRule } from '../../apis/rbac/types';
 import { StoreFollowingState } from '../decision-consistency';
 
 /**
@@ -24,16 +25,18 @@ export class RbacAuthorizer implements Authorizer {
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {
     let allowedBy: RuleSource | undefined;
+    let allowedRule: PolicyRule | undefined;
     let errors: string[] | undefined;
     this.rules.visitRulesFor(attrs.user, attrs.namespace, (source, rule, error) => {
       if (rule && source && ruleAllows(rule, attrs)) {
         allowedBy = source;
+        allowedRule = rule;
         return false;
       }
       if (error) (errors ??= []).push(error);
       return true;
     });
-    if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy.describe()}`, grantedBy: allowedBy.binding };
+    if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy.describe()}`, grantedBy: allowedBy.binding, grantedByRule: allowedRule };
     if (!errors) return { decision: 'NoOpinion', reason: '' };
     const evaluationError = aggregateErrors(errors);
     return { decision: 'NoOpinion', reason: `RBAC: ${evaluationError}`, evaluationError };

@@ -208,6 +208,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
         // What a proposed RBAC change would grant and take away (discloses every subject's grants, as the reviews above do).
         resourceRule(['create'], [ACCESS], ['policychangereviews']),
+        resourceRule(['get', 'list'], [ACCESS], ['ruleusages', 'accessdenials', 'accessfindings']),
+        resourceRule(['create'], [ACCESS], ['accesssuggestions']),
       ],
     },
   ];

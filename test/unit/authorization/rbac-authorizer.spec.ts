@@ -1,3 +1,4 @@
+import { ruleAllows } from '../../../src/authorization/rbac/rule-matching';
 import { AuthorizationAttributes, AuthorizationResult } from '../../../src/authorization/authorizer';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import {
@@ -185,11 +186,16 @@ describe('RBAC authorizer decisions', () => {
   it('has a table of at least 60 cases', () => expect(cases.length).toBeGreaterThanOrEqual(60));
 
   it.each(cases)('%s', (_name, attrs, expected) => {
-    const { grantedBy, ...result } = authorizer.authorize(attrs);
+    const { grantedBy, grantedByRule, ...result } = authorizer.authorize(attrs);
     expect(result).toEqual(expected);
-    // An allow names the binding its reason names (binding usage counts it); nothing else does.
-    if (expected.decision === 'Allow') expect(expected.reason).toContain(`${grantedBy?.kind} "${grantedBy?.name}`);
-    else expect(grantedBy).toBeUndefined();
+    // An allow names the binding its reason names and the rule that matched (usage counts them); nothing else does.
+    if (expected.decision === 'Allow') {
+      expect(expected.reason).toContain(`${grantedBy?.kind} "${grantedBy?.name}`);
+      expect(grantedByRule && ruleAllows(grantedByRule, attrs)).toBe(true);
+    } else {
+      expect(grantedBy).toBeUndefined();
+      expect(grantedByRule).toBeUndefined();
+    }
   });
 });
 

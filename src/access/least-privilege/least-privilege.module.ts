@@ -1,0 +1,99 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { RegistryModule } from '../../registry/registry.module';
+import { ResourceRegistry } from '../../registry/resources/registry';
+import { ResourceType } from '../../runtime/schema/resource-type';
+import { AuthorizationModule } from '../../authorization/authorization.module';
+import { RbacAuthorizationModule } from '../../authorization/rbac/rbac-authorization.module';
+import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
+import { KubeObject } from '../../apimachinery/types';
+import { ContinueTokenService } from '../../registry/generic/continue-token.service';
+import { AccessModule } from '../access.module';
+import { BindingUsageService } from '../binding-usage.service';
+import { Informer } from '../../storage/informer/informer';
+import { SharedInformerFactory } from '../../storage/informer/shared-informer-factory';
+import { storageResource } from '../../apimachinery/store-key';
+import { AccessFinding, accessFindingType } from './finding-kind';
+import { computeFindings } from './findings';
+import { AccessStorage } from '../access-storage';
+import { errors } from '../../apimachinery/errors';
+import { generateAccess } from './role-generation';
+import { AccessSuggestionSpec, accessSuggestionType, windowOf } from './suggestion-kind';
+import { rfc3339 } from './usage-kinds';
+
+/** The window findings are about: a permission not used in it is a finding. */
+export const FINDINGS_WINDOW_MS = 720 * 3600 * 1000;
+
+const SERVICE_ACCOUNTS_RESOURCE = storageResource({ group: '', plural: 'serviceaccounts' });
+import { ComputedStorage } from './computed-storage';
+import { accessDenialType, ruleUsageType } from './usage-kinds';
+import { accessDenialsOf, ruleUsagesOf } from './usage-views';
+import { RuleUsageService, USAGE_RETENTION_MS } from './usage.service';
+
+/**
+ * Least privilege from observed use (access.platform.io/v1, read-only kinds): rule-level
+ * usage (RuleUsage) and refused attributes (AccessDenial), recorded by the authorizer chain's
+ * usage recorder at decision time.
+ */
+@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, AccessModule], providers: [RuleUsageService] })
+export class LeastPrivilegeModule implements OnModuleInit {
+  /** The shared informer of ServiceAccounts (bindings to missing ones are findings). */
+  private readonly serviceAccounts: Informer;
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly policy: RbacIndex,
+    private readonly usage: RuleUsageService,
+    private readonly continueTokens: ContinueTokenService,
+    private readonly bindingUsage: BindingUsageService,
+    informers: SharedInformerFactory,
+  ) {
+    this.serviceAccounts = informers.informerFor(SERVICE_ACCOUNTS_RESOURCE);
+  }
+
+  onModuleInit(): void {
+    const { policy, usage, continueTokens } = this;
+    const revision = () => policy.syncedRevision();
+    const computed = (type: ResourceType, objects: () => Promise<KubeObject[]>) => this.registry.register(type, new ComputedStorage(type, { objects, revision, continueTokens }));
+    computed(ruleUsageType as unknown as ResourceType, async () => ruleUsagesOf((await usage.read()).uses, policy));
+    computed(accessDenialType as unknown as ResourceType, async () => accessDenialsOf((await usage.read()).denials));
+    computed(accessFindingType as unknown as ResourceType, () => this.findings(FINDINGS_WINDOW_MS));
+    this.registry.register(accessSuggestionType, new AccessStorage<AccessSuggestionSpec>(accessSuggestionType, (spec) => this.suggest(spec)));
+  }
+
+  /** AccessSuggestion: the generated roles and the diff for a subject and window (400 beyond the retention). */
+  async suggest(spec: AccessSuggestionSpec): Promise<{ spec: unknown; status: unknown }> {
+    const windowMs = windowOf(spec);
+    if (windowMs > USAGE_RETENTION_MS) {
+      throw errors.badRequest(`spec.since: window ${spec.since} reaches beyond the usage retention of ${USAGE_RETENTION_MS / 3600_000}h: older use is not kept`);
+    }
+    await this.policy.ready();
+    const from = this.usage.now() - windowMs;
+    const { uses } = await this.usage.read([]);
+    const generated = generateAccess({
+      subject: spec.subject!,
+      from,
+      bindings: (['RoleBinding', 'ClusterRoleBinding'] as const).flatMap((kind) => this.policy.objectsOf(kind).map((object) => ({ kind, object }))),
+      rulesOf: (binding, namespace) => this.policy.rulesOfRoleRef(binding.roleRef, namespace).rules,
+      uses,
+    });
+    return { spec: structuredClone(spec), status: { windowStart: rfc3339(from), ...generated } };
+  }
+
+  /** The findings of a window, from the policy index, the binding usage and the rule usage. */
+  async findings(windowMs: number): Promise<AccessFinding[]> {
+    await Promise.all([this.policy.ready(), this.serviceAccounts.start()]);
+    const bindings = (['RoleBinding', 'ClusterRoleBinding'] as const).flatMap((kind) => this.policy.objectsOf(kind).map((object) => ({ kind, object })));
+    const uids = bindings.map((b) => b.object.metadata.uid ?? '').filter(Boolean);
+    const [granted, recorded] = await Promise.all([this.bindingUsage.usageOf(uids), this.usage.read([])]);
+    const synced = this.serviceAccounts.hasSynced();
+    return computeFindings({
+      now: this.usage.now(),
+      windowMs,
+      bindings,
+      rulesOf: (binding, namespace) => this.policy.rulesOfRoleRef(binding.roleRef, namespace).rules,
+      lastGranted: new Map([...granted].map(([uid, u]) => [uid, u.lastGranted])),
+      uses: recorded.uses,
+      serviceAccountExists: (namespace, name) => (synced ? this.serviceAccounts.get(namespace, name) !== undefined : undefined),
+    });
+  }
+}
