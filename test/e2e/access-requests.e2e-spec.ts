@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultAuditOptions } from '../../src/config/options';
 import { eventually } from '../support/eventually';
 import { ClientIdentity } from '../support/https-client';
 import { TestClock } from '../support/test-clock';
@@ -61,8 +65,20 @@ describe('access requests', () => {
   let pokes = 0;
   const poke = async () => expect((await server.admin.post('/api/v1/namespaces', { metadata: { name: `poke-${++pokes}` } })).status).toBe(201);
 
+  let auditDir: string;
+  const auditEvents = (auditId: string): any[] =>
+    readFileSync(join(auditDir, 'audit.log'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
+
   beforeAll(async () => {
-    server = await startTestServer({ clock, options: { accessRequestRetentionMs: RETENTION_MS } });
+    auditDir = mkdtempSync(join(tmpdir(), 'access-requests-'));
+    const policyFile = join(auditDir, 'policy.yaml');
+    writeFileSync(policyFile, 'apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: access.platform.io}]\n');
+    const audit = { ...defaultAuditOptions(), policyFile, logPath: join(auditDir, 'audit.log') };
+    server = await startTestServer({ clock, options: { accessRequestRetentionMs: RETENTION_MS, audit } });
     for (const ns of [NS, OTHER_NS]) expect((await server.admin.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
     const bindings: Array<[string, string, unknown[], string?]> = [
       // Requesters and approvers may use the API; bob and dave can grant edit in NS (they hold it), carol cannot.
@@ -103,6 +119,7 @@ describe('access requests', () => {
 
   afterAll(async () => {
     await server?.close();
+    rmSync(auditDir, { recursive: true, force: true });
   });
 
   describe('policies', () => {
@@ -258,6 +275,13 @@ describe('access requests', () => {
       const res = await decide('to-deny', 'bob', 'denials', 'not during the freeze');
       expect(res.status).toBe(200);
       expect(res.body.status).toMatchObject({ phase: 'Denied', denials: [{ user: 'bob', comment: 'not during the freeze' }] });
+      // The audit event names the decision and the transition.
+      await eventually(() =>
+        expect(auditEvents(res.headers['audit-id'] as string)[0]?.annotations).toMatchObject({
+          'access.platform.io/decision': 'deny',
+          'access.platform.io/transition': 'Pending->Denied',
+        }),
+      );
       expect((await decide('to-deny', 'dave', 'approvals')).status).toBe(409);
     });
 

@@ -12,6 +12,9 @@ import { decide, DecisionKind, newDecision } from './request-decisions';
 import { PolicyWorld, recordedPolicy, subjectsInclude } from './policy-matching';
 import { recordAccessRequestPhase } from '../../metrics/access-request-metrics';
 
+export const DECISION_AUDIT_ANNOTATION = 'access.platform.io/decision';
+export const TRANSITION_AUDIT_ANNOTATION = 'access.platform.io/transition';
+
 /** How often a decision is recomputed when another write got in first and the client named no resourceVersion. */
 const MAX_RETRIES = 5;
 
@@ -58,6 +61,9 @@ export class ApprovalStorage implements ResourceStorage {
       try {
         const result = await this.deps.status.update(target, next as unknown as Record<string, unknown>, opts);
         const written = result.object as AccessRequest;
+        // The audit event names what the write decided and the transition it made.
+        opts.annotateAudit?.(DECISION_AUDIT_ANNOTATION, decision.kind);
+        opts.annotateAudit?.(TRANSITION_AUDIT_ANNOTATION, `${current.status?.phase ?? 'Pending'}->${written.status?.phase ?? 'Pending'}`);
         if (!opts.dryRun && written.status?.phase !== current.status?.phase) {
           recordAccessRequestPhase(target.type.kind, written.status!.phase!, written.metadata.creationTimestamp, written.status?.validFrom);
         }
