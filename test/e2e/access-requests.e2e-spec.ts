@@ -332,6 +332,42 @@ describe('access requests', () => {
       await eventually(async () => expect((await get('two')).status.phase).toBe('Active'));
     });
 
+    it('a dry-run approval answers what would happen and changes nothing', async () => {
+      expect((await request('dry', 'alice', {})).status).toBe(201);
+      const current = await get('dry');
+      const res = await client('bob').put(`${requests()}/dry/approval?dryRun=All`, { ...current, status: { ...current.status, approvals: [{}] } });
+      expect(res.status).toBe(200);
+      expect(res.body.status.phase).toBe('Approved');
+      expect((await get('dry')).status.phase).toBe('Pending');
+      expect((await get('dry')).metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+    });
+
+    it('a stale resourceVersion in the body is a conflict', async () => {
+      const current = await get('dry');
+      expect((await server.admin.patch(`${requests()}/dry`, { metadata: { labels: { touched: 'yes' } } }, MERGE)).status).toBe(200);
+      const res = await client('bob').put(`${requests()}/dry/approval`, { ...current, status: { ...current.status, approvals: [{}] } });
+      expect({ status: res.status, reason: res.body.reason }).toEqual({ status: 409, reason: 'Conflict' });
+    });
+
+    it('a ClusterAccessRequest is granted cluster-wide by a ClusterRoleBinding', async () => {
+      const spec = { roles: [{ kind: 'ClusterRole', names: ['view'] }], clusterWide: true, requesters: [group('devs')], approvers: [user('root')] };
+      expect((await server.admin.post(`${ACCESS}/accessrequestpolicies`, { metadata: { name: 'e-cluster-view' }, spec })).status).toBe(201);
+      const made = await client('alice').post(`${ACCESS}/clusteraccessrequests`, { metadata: { name: 'view-everywhere' }, spec: { roleRef: clusterRole('view'), duration: '15m' } });
+      expect(made.status).toBe(201);
+      expect(made.body.status).toEqual({ phase: 'Pending', policy: 'e-cluster-view' });
+      // A Role cannot be requested cluster-wide.
+      const role = await client('alice').post(`${ACCESS}/clusteraccessrequests`, { metadata: { name: 'role' }, spec: { roleRef: { ...clusterRole('x'), kind: 'Role' }, duration: '15m' } });
+      expect(role.body.details.causes).toEqual([expect.objectContaining({ field: 'spec.roleRef.kind', reason: 'FieldValueNotSupported' })]);
+      GROUPS.root = ['system:masters'];
+      const approved = await client('root').put(`${ACCESS}/clusteraccessrequests/view-everywhere/approval`, { ...made.body, status: { ...made.body.status, approvals: [{ comment: 'ok' }] } });
+      expect(approved.status).toBe(200);
+      await eventually(async () => expect((await server.admin.get(`${ACCESS}/clusteraccessrequests/view-everywhere`)).body.status.phase).toBe('Active'));
+      const binding = (await server.admin.get(`${RBAC}/clusterrolebindings/clusteraccessrequest-view-everywhere`)).body;
+      expect(binding).toMatchObject({ roleRef: clusterRole('view'), subjects: [user('alice')], metadata: { ownerReferences: [{ kind: 'ClusterAccessRequest', name: 'view-everywhere' }] } });
+      const sar = await server.admin.post(`${AUTHZ}/subjectaccessreviews`, { spec: { user: 'alice', resourceAttributes: { namespace: OTHER_NS, verb: 'list', resource: 'configmaps' } } });
+      expect(sar.body.status.allowed).toBe(true);
+    });
+
     it('a request whose policy was deleted stays Pending and cannot be approved', async () => {
       const spec = { roles: [{ kind: 'ClusterRole', names: ['view'] }], namespaces: [NS], requesters: [group('devs')], approvers: [group('leads')] };
       expect((await server.admin.post(`${ACCESS}/accessrequestpolicies`, { metadata: { name: 'd-view' }, spec })).status).toBe(201);
