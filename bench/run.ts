@@ -12,6 +12,7 @@ import { runAuthnBench } from './authn';
 import { runOidcBench } from './oidc';
 import { runAccessBench } from './access';
 import { runUsageBench } from './binding-usage';
+import { runAccessRequestBench } from './access-requests';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -225,6 +226,8 @@ async function main() {
   if (process.argv.includes('authn')) return runAuthnBench();
   // `npm run bench -- oidc`: only the cost of verifying OpenID Connect ID tokens (bench/oidc.ts).
   if (process.argv.includes('oidc')) return runOidcBench();
+  // `npm run bench -- access-requests`: from an approval to the access on another replica (bench/access-requests.ts).
+  if (process.argv.includes('access-requests')) return runAccessRequestBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
   // `npm run bench -- usage`: the cost of binding usage recording to SubjectAccessReviews (bench/binding-usage.ts).
