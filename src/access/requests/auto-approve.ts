@@ -45,7 +45,9 @@ export function autoApproveCompileError(expression: string): string | undefined 
   }
 }
 
+/** Compiled expressions by text; policies are few, but the cache is bounded all the same. */
 const compiled = new Map<string, CelProgram>();
+const MAX_COMPILED = 1000;
 
 /** The `request` variable: what the expression may read of the request. */
 export function autoApproveVariable(request: AccessRequest): Record<string, unknown> {
@@ -69,9 +71,12 @@ export function autoApproves(expressions: string[], request: AccessRequest): { a
   if (!expressions.length) return { approved: false };
   const variables = { request: autoApproveVariable(request) };
   for (const expression of expressions) {
-    let program = compiled.get(expression);
-    if (!program) compiled.set(expression, (program = env().compile(expression, { returnTypes: ['bool'] })));
     try {
+      let program = compiled.get(expression);
+      if (!program) {
+        if (compiled.size >= MAX_COMPILED) compiled.clear();
+        compiled.set(expression, (program = env().compile(expression, { returnTypes: ['bool'] })));
+      }
       if (program.evaluate(variables, { costLimit: AUTO_APPROVE_COST_LIMIT, timeLimitMs: AUTO_APPROVE_TIME_LIMIT_MS }) !== true) return { approved: false };
     } catch (err) {
       if (err instanceof CelEvaluationError || err instanceof CelCompileError) return { approved: false, error: `${expression}: ${err.message}` };
