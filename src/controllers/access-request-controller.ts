@@ -40,7 +40,13 @@ function requesterSubject(username: string): Subject {
 function endedAt(request: AccessRequest): number | undefined {
   const status = request.status ?? {};
   const time =
-    status.phase === 'Expired' ? status.validUntil : status.phase === 'Revoked' ? status.revocation?.time : status.denials?.[status.denials.length - 1]?.time;
+    status.phase === 'Expired'
+      ? status.validUntil
+      : status.phase === 'Revoked'
+        ? status.revocation?.time
+        : status.phase === 'Canceled'
+          ? status.cancellation?.time
+          : status.denials?.[status.denials.length - 1]?.time;
   return time === undefined ? undefined : parseRfc3339(time);
 }
 
@@ -56,8 +62,8 @@ function endedAt(request: AccessRequest): number | undefined {
  * - Approved or Active: the binding (valid-from/valid-until = the request's window, owned by
  *   the request) exists, then the phase is Active with status.bindingRef; at validUntil the
  *   phase is Expired (the window already stopped the access, to the second).
- * - Revoked: the binding is deleted (the revocation deleted it already, unless it failed).
- * - Ended (Expired, Denied, Revoked) longer than the retention: the request is deleted.
+ * - Revoked or Canceled: the binding is deleted (the write deleted it already, unless that failed).
+ * - Ended (Expired, Denied, Revoked, Canceled) longer than the retention: the request is deleted.
  * - A binding labelled as a request's grant whose request is gone is deleted.
  */
 export class AccessRequestController implements Controller {
@@ -102,7 +108,7 @@ export class AccessRequestController implements Controller {
     const phase = request.status?.phase ?? 'Pending';
     if (phase === 'Pending') return void (await this.autoApprove(type, request, now));
     if (ENDED_PHASES.has(phase)) {
-      if (phase === 'Revoked') await this.deleteGrant(request);
+      if (phase === 'Revoked' || phase === 'Canceled') await this.deleteGrant(request);
       const ended = endedAt(request);
       if (ended === undefined) return undefined;
       if (this.retentionMs > 0 && ended + this.retentionMs <= now) {

@@ -5,7 +5,7 @@ import { metricsCatalog } from './registry';
 const transitions = metricsCatalog.counter({
   stabilityLevel: 'ALPHA',
   name: 'access_requests_total',
-  help: 'Number of AccessRequests and ClusterAccessRequests that reached each phase (Pending at creation, then Approved, Active, Expired, Denied, Revoked).',
+  help: 'Number of AccessRequests and ClusterAccessRequests that reached each phase (Pending at creation, then Approved, Active, Expired, Denied, Revoked, Canceled).',
   labelNames: ['kind', 'phase'],
 });
 

@@ -319,6 +319,32 @@ describe('access requests', () => {
       expect((await decide('raced', 'dave', 'revocation')).status).toBe(422);
     });
 
+    it('the requester cancels their own request, pending or granted; nobody else can, and not through approval', async () => {
+      expect((await request('to-cancel', 'alice', {})).status).toBe(201);
+      const current = await get('to-cancel');
+      const body = { ...current, status: { ...current.status, cancellation: { comment: 'not needed' } } };
+      const viaApproval = await client('bob').put(`${requests()}/to-cancel/approval`, body);
+      expect(viaApproval.status).toBe(422);
+      expect(viaApproval.body.details.causes).toEqual([expect.objectContaining({ field: 'status.cancellation', reason: 'FieldValueForbidden' })]);
+      // bob may use the subresource (he was made a requester above), but it is not his request.
+      const byBob = await client('bob').put(`${requests()}/to-cancel/cancellation`, body);
+      expect(byBob.status).toBe(403);
+      expect(byBob.body.message).toContain('only the requester ("alice") can cancel this request');
+      const canceled = await client('alice').put(`${requests()}/to-cancel/cancellation`, body);
+      expect(canceled.status).toBe(200);
+      expect(canceled.body.status).toMatchObject({ phase: 'Canceled', cancellation: { user: 'alice', comment: 'not needed' } });
+      expect((await decide('to-cancel', 'bob', 'approvals')).status).toBe(409);
+
+      expect((await request('give-back', 'alice', {})).status).toBe(201);
+      expect((await decide('give-back', 'bob', 'approvals')).status).toBe(200);
+      await eventually(async () => expect((await get('give-back')).status.phase).toBe('Active'));
+      expect(await canEditConfigMaps('alice')).toBe(true);
+      const granted = await get('give-back');
+      expect((await client('alice').put(`${requests()}/give-back/cancellation`, { ...granted, status: { ...granted.status, cancellation: {} } })).status).toBe(200);
+      expect(await canEditConfigMaps('alice')).toBe(false);
+      expect((await server.admin.get(`${RBAC}/namespaces/${NS}/rolebindings/accessrequest-give-back`)).status).toBe(404);
+    });
+
     it('needs every required approval from distinct approvers', async () => {
       expect((await request('two', 'alice', { roleRef: clusterRole('admin'), justification: 'migration' })).status).toBe(201);
       expect((await server.admin.post(`${RBAC}/namespaces/${NS}/rolebindings`, { metadata: { name: 'admins' }, roleRef: clusterRole('admin'), subjects: [user('bob'), user('dave')] })).status).toBe(201);

@@ -127,6 +127,10 @@ describe('kubectl access request, requests, approve, deny, revoke', () => {
     const denied = await bob('deny', name, '--comment=not now');
     expect(denied.stdout).toContain(`accessrequest.access.platform.io/${name}: Denied`);
     expect(denied.stdout).toContain('denied by bob at');
+    const mine = JSON.parse((await alice('request', 'edit', '--for=30m', '-o', 'json')).stdout).metadata.name;
+    const canceled = await alice('cancel', mine, '--comment=found another way');
+    expect(canceled.stdout).toContain(`accessrequest.access.platform.io/${mine}: Canceled`);
+    expect(canceled.stdout).toContain('canceled by alice at');
     const tooLong = await alice('request', 'edit', '--for=5h');
     expect({ code: tooLong.code, stderr: tooLong.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^error: .*spec\.duration.*must be at most 4h/) });
     const noPolicy = await alice('request', 'admin', '--for=1h');

@@ -108,7 +108,7 @@ function requestTable(clusterScoped: boolean): ResourceType<AccessRequest>['tabl
         cell: (r) => (clusterScoped ? '<cluster>' : (r.metadata.namespace ?? '')),
       },
       { name: 'Duration', type: 'string', description: 'How long the access lasts once approved.', cell: (r) => r.spec?.duration ?? '' },
-      { name: 'Phase', type: 'string', description: 'Pending, Approved, Active, Expired, Denied or Revoked.', cell: (r) => r.status?.phase ?? '' },
+      { name: 'Phase', type: 'string', description: 'Pending, Approved, Active, Expired, Denied, Revoked or Canceled.', cell: (r) => r.status?.phase ?? '' },
       { name: 'Approvals', type: 'integer', description: 'How many approvals the request has.', cell: (r) => r.status?.approvals?.length ?? 0 },
       ageColumn,
       { name: 'Policy', type: 'string', priority: 1, description: 'The AccessRequestPolicy that allowed the request.', cell: (r) => r.status?.policy ?? '' },
@@ -177,7 +177,10 @@ export function statusSubresourceType(parent: ResourceType<AccessRequest>): Reso
   return { ...parent, verbs: ['get', 'update'], strategy: statusStrategy };
 }
 
-/** The `approval` subresource: the body is the request with one more approval, denial or a revocation. */
-export function approvalSubresourceType(parent: ResourceType<AccessRequest>): ResourceType<AccessRequest> {
+/**
+ * The `approval` subresource (the body is the request with one more approval, denial or a
+ * revocation) and the `cancellation` subresource (with a status.cancellation): the request kind, get and update.
+ */
+export function decisionSubresourceType(parent: ResourceType<AccessRequest>): ResourceType<AccessRequest> {
   return { ...parent, verbs: ['get', 'update'], strategy: statusStrategy };
 }

@@ -116,11 +116,12 @@ function requestSchema(kind: 'AccessRequest' | 'ClusterAccessRequest', descripti
       status: field(
         struct(
           {
-            phase: field(string(), 'Pending, Approved (a binding is being made), Active, Expired, Denied or Revoked.'),
+            phase: field(string(), 'Pending, Approved (a binding is being made), Active, Expired, Denied, Revoked or Canceled.'),
             policy: field(string(), 'The AccessRequestPolicy that allowed the request.'),
             approvals: field(atomicList(decisionSchema), 'The approvals, in order. Written through the approval subresource.'),
             denials: field(atomicList(decisionSchema), 'The denials. Written through the approval subresource.'),
             revocation: field(decisionSchema, 'Who revoked the access, when and why.'),
+            cancellation: field(decisionSchema, 'When and why the requester canceled the request. Written through the cancellation subresource.'),
             validFrom: field(dateTime(), 'When the access starts: the time of the final approval.'),
             validUntil: field(dateTime(), 'When the access ends: validFrom plus spec.duration.'),
             bindingRef: field(bindingRefSchema, 'The binding that grants the access, owned by the request.'),

@@ -13,10 +13,10 @@ export const ACCESS_REQUEST_POLICY_KIND = 'AccessRequestPolicy';
 export const ACCESS_REQUEST_KIND = 'AccessRequest';
 export const CLUSTER_ACCESS_REQUEST_KIND = 'ClusterAccessRequest';
 
-export const PHASES = ['Pending', 'Approved', 'Active', 'Expired', 'Denied', 'Revoked'] as const;
+export const PHASES = ['Pending', 'Approved', 'Active', 'Expired', 'Denied', 'Revoked', 'Canceled'] as const;
 export type AccessRequestPhase = (typeof PHASES)[number];
 /** Phases after which nothing more happens to a request: it is kept as history, then deleted. */
-export const ENDED_PHASES: ReadonlySet<AccessRequestPhase> = new Set(['Expired', 'Denied', 'Revoked']);
+export const ENDED_PHASES: ReadonlySet<AccessRequestPhase> = new Set(['Expired', 'Denied', 'Revoked', 'Canceled']);
 
 /** The label on the bindings the controller makes, naming the request (its uid) they grant. */
 export const ACCESS_REQUEST_UID_LABEL = 'access.platform.io/access-request-uid';
@@ -91,6 +91,7 @@ export interface AccessRequestStatus {
   approvals?: Decision[];
   denials?: Decision[];
   revocation?: Decision;
+  cancellation?: Decision;
   validFrom?: string;
   validUntil?: string;
   bindingRef?: BindingReference;

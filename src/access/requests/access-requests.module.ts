@@ -17,9 +17,10 @@ import { SharedInformerFactory } from '../../storage/informer/shared-informer-fa
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { Target, WriteOptions, WriteResult } from '../../registry/rest/storage';
 import { recordAccessRequestPhase } from '../../metrics/access-request-metrics';
-import { ACCESS_REQUEST_TYPES, accessRequestPolicyType, approvalSubresourceType, statusSubresourceType } from './access-request-kinds';
+import { ACCESS_REQUEST_TYPES, accessRequestPolicyType, decisionSubresourceType, statusSubresourceType } from './access-request-kinds';
 import { ACCESS_REQUEST_CONTROLLER, ACCESS_REQUEST_UID_LABEL, AccessRequest, grantBindingName } from './access-request-types';
 import { ApprovalStorage } from './approval-storage';
+import { DecisionKind } from './request-decisions';
 import { loadAutoApproveEnvironment } from './auto-approve';
 import { matchPolicy } from './policy-matching';
 import { InformerWorld } from './informer-world';
@@ -67,15 +68,19 @@ export class AccessRequestsModule implements OnModuleInit {
       const statusType = statusSubresourceType(type) as unknown as ResourceType;
       const status = this.factory.create(statusType);
       this.registry.registerSubresource(parent, 'status', statusType, status);
-      const approval = new ApprovalStorage({
-        status,
-        world: this.world,
-        sync: (receivedAt) => this.sync(receivedAt),
-        escalation: (request) => this.escalation.check(request),
-        deleteBinding: (request) => this.deleteBinding(request),
-        clock: this.clock,
-      });
-      this.registry.registerSubresource(parent, 'approval', approvalSubresourceType(type) as unknown as ResourceType, approval);
+      const decisions = (kinds: DecisionKind[]) =>
+        new ApprovalStorage({
+          status,
+          world: this.world,
+          sync: (receivedAt) => this.sync(receivedAt),
+          escalation: (request) => this.escalation.check(request),
+          deleteBinding: (request) => this.deleteBinding(request),
+          clock: this.clock,
+          decisions: kinds,
+        });
+      const decisionType = decisionSubresourceType(type) as unknown as ResourceType;
+      this.registry.registerSubresource(parent, 'approval', decisionType, decisions(['approve', 'deny', 'revoke']));
+      this.registry.registerSubresource(parent, 'cancellation', decisionType, decisions(['cancel']));
     }
   }
 
@@ -115,7 +120,7 @@ export class AccessRequestsModule implements OnModuleInit {
     throw errors.forbiddenResource(groupResource, name, `no AccessRequestPolicy allows user "${admission.options.user.username}" to request ${ref.kind} "${ref.name}" ${where}`);
   }
 
-  /** A revocation removes the grant at once, not at the controller's next sync. */
+  /** A revocation or cancellation removes the grant at once, not at the controller's next sync. */
   private async deleteBinding(request: AccessRequest): Promise<void> {
     const namespace = request.metadata.namespace ?? '';
     const type = namespace ? roleBindingType : clusterRoleBindingType;

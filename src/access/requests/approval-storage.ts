@@ -1,4 +1,5 @@
 import { errors, StatusError } from '../../apimachinery/errors';
+import { fieldErrors } from '../../apimachinery/field-errors';
 import { KubeObject } from '../../apimachinery/types';
 import { SYSTEM_MASTERS, UserInfo } from '../../apimachinery/user-info';
 import { Clock } from '../../apimachinery/clock';
@@ -29,6 +30,8 @@ export interface ApprovalDeps {
   /** Removes the binding of a revoked request at once. */
   deleteBinding(request: AccessRequest): Promise<void>;
   clock: Clock;
+  /** The decisions this subresource takes: approve, deny and revoke (`approval`), or cancel (`cancellation`). */
+  decisions: readonly DecisionKind[];
 }
 
 /**
@@ -52,6 +55,10 @@ export class ApprovalStorage implements ResourceStorage {
       if (requested && requested !== current.metadata.resourceVersion) throw errors.staleResourceVersion(target.groupResource, target.name);
       const decision = newDecision(body, current, opts.user.username);
       if (Array.isArray(decision)) throw errors.invalid(target.type.kind, target.type.group, target.name, decision);
+      if (!this.deps.decisions.includes(decision.kind)) {
+        const where = decision.kind === 'cancel' ? 'the cancellation subresource' : 'the approval subresource';
+        throw errors.invalid(target.type.kind, target.type.group, target.name, [fieldErrors.forbidden(decision.path, `written through ${where}`)]);
+      }
       await this.deps.sync(opts.receivedAt);
       const policy = await this.authorize(target, current, decision.kind, opts);
       const next: AccessRequest = {
@@ -67,7 +74,7 @@ export class ApprovalStorage implements ResourceStorage {
         if (!opts.dryRun && written.status?.phase !== current.status?.phase) {
           recordAccessRequestPhase(target.type.kind, written.status!.phase!, written.metadata.creationTimestamp, written.status?.validFrom);
         }
-        if (decision.kind === 'revoke' && !opts.dryRun) await this.deps.deleteBinding(written);
+        if ((decision.kind === 'revoke' || decision.kind === 'cancel') && !opts.dryRun) await this.deps.deleteBinding(written);
         return result;
       } catch (err) {
         if (!requested && err instanceof StatusError && err.reason === 'Conflict' && attempt < MAX_RETRIES) continue;
@@ -86,6 +93,12 @@ export class ApprovalStorage implements ResourceStorage {
     const policy = recordedPolicy(request, this.deps.world);
     const namedApprover = !!policy && subjectsInclude(policy.spec.approvers, user.username, user.groups);
 
+    if (kind === 'cancel') {
+      // Only the requester takes their own request back, pending or granted; others deny or revoke.
+      if (request.spec.requester?.username !== user.username) throw refuse(`only the requester ("${request.spec.requester?.username ?? ''}") can cancel this request`);
+      if (phase !== 'Pending' && phase !== 'Approved' && phase !== 'Active') throw conflict(`the request is ${phase}: only a Pending, Approved or Active request can be canceled`);
+      return policy;
+    }
     if (kind === 'revoke') {
       if (phase !== 'Approved' && phase !== 'Active') throw conflict(`the request is ${phase}: only an Approved or Active request can be revoked`);
       // A revocation only takes access away: an approver of the policy or an administrator may.

@@ -5,7 +5,7 @@ import { parseGoDuration } from '../../config/go-duration';
 import { AccessRequest, AccessRequestStatus, Condition, Decision } from './access-request-types';
 
 /** What one write to the approval subresource decides. */
-export type DecisionKind = 'approve' | 'deny' | 'revoke';
+export type DecisionKind = 'approve' | 'deny' | 'revoke' | 'cancel';
 
 export interface NewDecision {
   kind: DecisionKind;
@@ -67,10 +67,15 @@ export function newDecision(body: Record<string, unknown>, current: AccessReques
       found.push({ kind, comment: checkEntry(entry, entryPath, caller, errs), path: entryPath.toString() });
     });
   }
-  if (status.revocation !== undefined && status.revocation !== null) {
-    const path = STATUS.child('revocation');
-    if (!old.revocation) found.push({ kind: 'revoke', comment: checkEntry(status.revocation, path, caller, errs), path: path.toString() });
-    else if (!jsonEqual(status.revocation, old.revocation)) errs.push(fieldErrors.forbidden(path, 'a recorded revocation cannot be changed'));
+  for (const [key, kind] of [
+    ['revocation', 'revoke'],
+    ['cancellation', 'cancel'],
+  ] as const) {
+    const given = status[key];
+    if (given === undefined || given === null) continue;
+    const path = STATUS.child(key);
+    if (!old[key]) found.push({ kind, comment: checkEntry(given, path, caller, errs), path: path.toString() });
+    else if (!jsonEqual(given, old[key])) errs.push(fieldErrors.forbidden(path, `a recorded ${key} cannot be changed`));
   }
   if (errs.length) return errs;
   if (found.length === 0) return [fieldErrors.required(STATUS, 'add one approval (status.approvals), denial (status.denials) or a status.revocation')];
@@ -120,6 +125,11 @@ export function decide(request: AccessRequest, decision: { kind: DecisionKind; u
       (status.denials ??= []).push(entry);
       status.phase = 'Denied';
       setCondition(status, { type: 'Denied', status: 'True', reason: 'Denied', message: `denied by ${decision.user}${decision.comment ? `: ${decision.comment}` : ''}` }, now);
+      break;
+    case 'cancel':
+      status.cancellation = entry;
+      status.phase = 'Canceled';
+      setCondition(status, { type: 'Canceled', status: 'True', reason: 'Canceled', message: `canceled by ${decision.user}${decision.comment ? `: ${decision.comment}` : ''}` }, now);
       break;
     case 'revoke':
       status.revocation = entry;

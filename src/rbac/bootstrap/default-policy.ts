@@ -215,6 +215,8 @@ export function defaultClusterRoles(): ClusterRole[] {
       labels: { [AGGREGATE_TO_EDIT]: 'true' },
       rules: [
         resourceRule(['create', 'get', 'list', 'watch'], [ACCESS], ['accessrequests', 'clusteraccessrequests']),
+        // Only the requester may cancel a request: the cancellation subresource checks who calls.
+        resourceRule(['update'], [ACCESS], ['accessrequests/cancellation', 'clusteraccessrequests/cancellation']),
         resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessrequestpolicies']),
       ],
     },
