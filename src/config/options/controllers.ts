@@ -35,7 +35,7 @@ export const controllers = subsystem({
       name: 'access-request-retention',
       ...duration,
       default: 90 * 24 * 3600_000,
-      usage: `How long the ${ACCESS_REQUEST_CONTROLLER} keeps an AccessRequest or ClusterAccessRequest after it ended (Expired, Denied or Revoked), as the history of who had which access, before deleting it. 0 keeps them forever.`,
+      usage: `How long the ${ACCESS_REQUEST_CONTROLLER} keeps an AccessRequest or ClusterAccessRequest after it ended (Expired, Denied, Revoked or Canceled), as the history of who had which access, before deleting it. 0 keeps them forever.`,
     }),
   },
 });
