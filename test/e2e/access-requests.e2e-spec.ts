@@ -201,6 +201,24 @@ describe('access requests', () => {
       expect(statusWrite.body.status.phase).toBe('Pending');
     });
 
+    it('is in discovery with its subresources', async () => {
+      const resources = (await server.admin.get(ACCESS)).body.resources.map((r: { name: string; namespaced: boolean; verbs: string[] }) => `${r.name} ${r.namespaced} ${r.verbs.join(',')}`);
+      for (const [plural, namespaced] of [
+        ['accessrequests', true],
+        ['clusteraccessrequests', false],
+      ] as const) {
+        expect(resources).toEqual(
+          expect.arrayContaining([
+            `${plural} ${namespaced} create,delete,deletecollection,get,list,patch,update,watch`,
+            `${plural}/status ${namespaced} get,update`,
+            `${plural}/approval ${namespaced} get,update`,
+            `${plural}/cancellation ${namespaced} get,update`,
+          ]),
+        );
+      }
+      expect(resources).toContain('accessrequestpolicies false create,delete,deletecollection,get,list,patch,update,watch');
+    });
+
     it('serves the Table kubectl prints', async () => {
       const res = await server.admin.get(requests(), { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
       expect(res.status).toBe(200);
