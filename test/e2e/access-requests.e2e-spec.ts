@@ -448,6 +448,18 @@ describe('access requests', () => {
       expect((await server.admin.get(`${RBAC}/namespaces/${NS}/rolebindings/accessrequest-crashed`)).status).toBe(200);
     });
 
+    it('counts requests by phase and the time to approval in the metrics', async () => {
+      const metrics = (await server.admin.get('/metrics', { headers: { Accept: 'text/plain' } })).text as string;
+      const count = (phase: string) => Number(new RegExp(`^access_requests_total\\{kind="AccessRequest",phase="${phase}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+      expect(count('Pending')).toBeGreaterThanOrEqual(10);
+      expect(count('Denied')).toBe(1);
+      expect(count('Revoked')).toBe(1);
+      expect(count('Expired')).toBe(1);
+      expect(count('Active')).toBeGreaterThanOrEqual(count('Approved') - 1);
+      const approvals = Number(/^access_request_approval_duration_seconds_count\{kind="AccessRequest"\} (\d+)$/m.exec(metrics)?.[1]);
+      expect(approvals).toBe(count('Approved'));
+    });
+
     it('deletes ended requests after the retention; a deleted request takes its binding along', async () => {
       expect((await server.admin.delete(`${requests()}/auto`)).status).toBe(200);
       await eventually(async () => expect((await server.admin.get(`${RBAC}/namespaces/${NS}/rolebindings/accessrequest-auto`)).status).toBe(404));
