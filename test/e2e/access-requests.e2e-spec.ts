@@ -412,6 +412,18 @@ describe('access requests', () => {
       expect(sar.body.status.allowed).toBe(true);
     });
 
+    it('two approvers writing at once without a resourceVersion both count, as kubectl access sends them', async () => {
+      expect((await request('two-at-once', 'alice', { roleRef: clusterRole('admin'), justification: 'migration' })).status).toBe(201);
+      const current = await get('two-at-once');
+      const { resourceVersion: _read, ...metadata } = current.metadata;
+      const approve = (by: string) => client(by).put(`${requests()}/two-at-once/approval`, { ...current, metadata, status: { ...current.status, approvals: [{ comment: by }] } });
+      const answers = await Promise.all([approve('bob'), approve('dave')]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      const approved = await get('two-at-once');
+      expect(approved.status.phase).toMatch(/^(Approved|Active)$/);
+      expect(approved.status.approvals.map((a: { user: string }) => a.user).sort()).toEqual(['bob', 'dave']);
+    });
+
     it('a request whose policy was deleted stays Pending and cannot be approved', async () => {
       const spec = { roles: [{ kind: 'ClusterRole', names: ['view'] }], namespaces: [NS], requesters: [group('devs')], approvers: [group('leads')] };
       expect((await server.admin.post(`${ACCESS}/accessrequestpolicies`, { metadata: { name: 'd-view' }, spec })).status).toBe(201);

@@ -53,7 +53,7 @@ export class ApprovalStorage implements ResourceStorage {
     for (let attempt = 0; ; attempt++) {
       const current = (await this.deps.status.get(target, { user: opts.user })) as AccessRequest;
       if (requested && requested !== current.metadata.resourceVersion) throw errors.staleResourceVersion(target.groupResource, target.name);
-      const decision = newDecision(body, current, opts.user.username);
+      const decision = newDecision(body, current, opts.user.username, !requested);
       if (Array.isArray(decision)) throw errors.invalid(target.type.kind, target.type.group, target.name, decision);
       if (!this.deps.decisions.includes(decision.kind)) {
         const where = decision.kind === 'cancel' ? 'the cancellation subresource' : 'the approval subresource';

@@ -40,9 +40,13 @@ function checkEntry(entry: unknown, path: FieldPath, caller: string, errs: Field
  * The one decision a body adds to the stored status, as kube's CSR approval reads the
  * conditions a client appended: one more entry in status.approvals or status.denials, or a
  * status.revocation where there was none. Entries already recorded cannot change, and
- * `user` and `time` are the server's. Throws the field errors of a body that does not.
+ * `user` and `time` are the server's. Answers the field errors of a body that does not.
+ *
+ * `readEarlier`: the body names no resourceVersion, so it may come from an older read (a
+ * client that appends and writes back, while another approver got in first): its new
+ * entries are those it has that are not recorded, and recorded ones it lacks are not removals.
  */
-export function newDecision(body: Record<string, unknown>, current: AccessRequest, caller: string): NewDecision | FieldError[] {
+export function newDecision(body: Record<string, unknown>, current: AccessRequest, caller: string, readEarlier = false): NewDecision | FieldError[] {
   const status = isPlainObject(body.status) ? (body.status as AccessRequestStatus) : {};
   const old = current.status ?? {};
   const errs: FieldError[] = [];
@@ -56,6 +60,13 @@ export function newDecision(body: Record<string, unknown>, current: AccessReques
     const recorded = old[key] ?? [];
     if (!Array.isArray(given)) {
       errs.push(fieldErrors.invalid(path, given, 'must be a list'));
+      continue;
+    }
+    if (readEarlier) {
+      given.forEach((entry, i) => {
+        if (recorded.some((r) => jsonEqual(r, entry))) return;
+        found.push({ kind, comment: checkEntry(entry, path.index(i), caller, errs), path: path.index(i).toString() });
+      });
       continue;
     }
     if (given.length < recorded.length) errs.push(fieldErrors.forbidden(path, `recorded ${key} cannot be removed`));
@@ -74,7 +85,8 @@ export function newDecision(body: Record<string, unknown>, current: AccessReques
     const given = status[key];
     if (given === undefined || given === null) continue;
     const path = STATUS.child(key);
-    if (!old[key]) found.push({ kind, comment: checkEntry(given, path, caller, errs), path: path.toString() });
+    // One made since an earlier read is this caller's decision too late: the phase check refuses it (409).
+    if (!old[key] || (readEarlier && !jsonEqual(given, old[key]))) found.push({ kind, comment: checkEntry(given, path, caller, errs), path: path.toString() });
     else if (!jsonEqual(given, old[key])) errs.push(fieldErrors.forbidden(path, `a recorded ${key} cannot be changed`));
   }
   if (errs.length) return errs;

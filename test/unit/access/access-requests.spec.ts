@@ -109,6 +109,14 @@ describe('approval decisions', () => {
     expect(fields({ status: { approvals: [...current.status!.approvals!, { user: 'bob' }] } })).toEqual(['status.approvals[1].user']);
   });
 
+  it('read a body without resourceVersion against what it could have read: another approver\'s newer entry is no removal', () => {
+    const current = request({}, { phase: 'Pending', approvals: [{ user: 'dave', time: '2026-11-28T09:00:01Z' }] });
+    expect(newDecision({ status: { approvals: [{ comment: 'bob too' }] } }, current, 'bob', true)).toMatchObject({ kind: 'approve', comment: 'bob too' });
+    expect(newDecision({ status: { approvals: [{ comment: 'bob too' }] } }, current, 'bob')).toEqual([expect.objectContaining({ field: 'status.approvals[0]' })]);
+    const revoked = request({}, { phase: 'Revoked', revocation: { user: 'dave', time: '2026-11-28T09:00:01Z' } });
+    expect(newDecision({ status: { revocation: {} } }, revoked, 'bob', true)).toMatchObject({ kind: 'revoke' });
+  });
+
   it('start the clock at the final approval, to the second', () => {
     const once = decide(request(), { kind: 'approve', user: 'bob' }, 2, NOW);
     expect(once.phase).toBe('Pending');
