@@ -14,6 +14,7 @@ import { runAccessBench } from './access';
 import { runPolicyChangeBench } from './policy-change';
 import { runUsageBench } from './binding-usage';
 import { runRuleUsageBench } from './rule-usage';
+import { runAccessRequestBench } from './access-requests';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -232,6 +233,8 @@ async function main() {
   if (process.argv.includes('oidc')) return runOidcBench();
   // `npm run bench -- policy-change`: PolicyChangeReview latency on a change touching many subjects (bench/policy-change.ts).
   if (process.argv.includes('policy-change')) return runPolicyChangeBench();
+  // `npm run bench -- access-requests`: from an approval to the access on another replica (bench/access-requests.ts).
+  if (process.argv.includes('access-requests')) return runAccessRequestBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).
   if (process.argv.includes('access')) return runAccessBench();
   // `npm run bench -- rule-usage`: what rule-level usage adds to a decision, and its memory (bench/rule-usage.ts).

@@ -10,8 +10,11 @@ export const TOKEN_CLEANER_CONTROLLER = 'tokencleaner';
 export const BOOTSTRAP_SIGNER_CONTROLLER = 'bootstrapsigner';
 /** Deletes time-bound bindings once --expired-binding-retention has passed their valid-until. */
 export const BINDING_EXPIRY_CONTROLLER = 'binding-expiry';
+/** Grants approved access requests with time-bound bindings; deletes ended ones after --access-request-retention. */
+export const ACCESS_REQUEST_CONTROLLER = 'access-request-controller';
 
 export const KNOWN_CONTROLLERS = [
+  ACCESS_REQUEST_CONTROLLER,
   BINDING_EXPIRY_CONTROLLER,
   BOOTSTRAP_SIGNER_CONTROLLER,
   SERVICE_ACCOUNT_CONTROLLER,

@@ -1,8 +1,12 @@
-import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
+import { InformerWorld } from '../access/requests/informer-world';
+import { ACCESS_REQUEST_CONTROLLER_USER, AccessRequestController } from './access-request-controller';
 import { RegistryModule } from '../registry/registry.module';
 import { ResourceRegistry } from '../registry/resources/registry';
 import { SYSTEM_USER } from '../apimachinery/user-info';
 import {
+  ACCESS_REQUEST_CONTROLLER,
   BINDING_EXPIRY_CONTROLLER,
   BOOTSTRAP_SIGNER_CONTROLLER,
   controllerEnabled,
@@ -43,6 +47,7 @@ export class ControllersModule implements OnApplicationBootstrap, BeforeApplicat
     informers: SharedInformerFactory,
     @Inject(DATABASE) db: Database,
     @Inject(SERVER_OPTIONS) options: ServerOptions,
+    @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
     const context = (user: string) => new ControllerContext(user, registry, informers);
     const enabled = (name: string) => controllerEnabled(options.controllers, name);
@@ -54,6 +59,9 @@ export class ControllersModule implements OnApplicationBootstrap, BeforeApplicat
     // A retention of 0 keeps expired bindings forever: nothing to run.
     if (enabled(BINDING_EXPIRY_CONTROLLER) && options.expiredBindingRetentionMs > 0) {
       controllers.push(new BindingExpiryController(context(BINDING_EXPIRY_USER), options.expiredBindingRetentionMs));
+    }
+    if (enabled(ACCESS_REQUEST_CONTROLLER)) {
+      controllers.push(new AccessRequestController(context(ACCESS_REQUEST_CONTROLLER_USER), registry, new InformerWorld(informers), options.accessRequestRetentionMs, clock));
     }
     this.runner = new ControllerRunner(controllers, informers, db);
   }

@@ -28,6 +28,7 @@ import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../authentication/serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
 import { LeastPrivilegeModule } from '../access/least-privilege/least-privilege.module';
+import { AccessRequestsModule } from '../access/requests/access-requests.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
 import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
@@ -70,6 +71,7 @@ export class AppModule {
         ReviewsModule,
         AccessModule,
         LeastPrivilegeModule,
+        AccessRequestsModule,
         AuthenticationModule,
         JwtAuthenticationModule,
         BootstrapTokenModule,

@@ -26,6 +26,12 @@ export const STORED_KIND_SAMPLES: Record<string, SampleBody> = {
     roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' },
     subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }],
   }),
+  [`${ACCESS}/v1/AccessRequestPolicy`]: () => ({
+    spec: { roles: [{ kind: 'ClusterRole', names: ['view'] }], namespaces: ['default'], requesters: [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }], approvers: [{ kind: 'Group', apiGroup: RBAC, name: 'leads' }] },
+  }),
+  // Made by system:masters, which no policy needs to allow: it stays Pending.
+  [`${ACCESS}/v1/AccessRequest`]: () => ({ spec: { roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' }, duration: '1h', justification: 'conformance' } }),
+  [`${ACCESS}/v1/ClusterAccessRequest`]: () => ({ spec: { roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' }, duration: '1h' } }),
   'v1/Namespace': () => ({}),
   'v1/ConfigMap': () => ({ data: { key: 'value' } }),
   'v1/Secret': () => ({ type: 'Opaque', data: { key: Buffer.from('value').toString('base64') } }),

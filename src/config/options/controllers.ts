@@ -1,4 +1,4 @@
-import { BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from '../controllers';
+import { ACCESS_REQUEST_CONTROLLER, BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from '../controllers';
 import { commaList, duration, flag, SECTION, strings, subsystem } from './flag';
 
 /** kube's --controllers: `*`, a name, or `-name`; unknown names are refused (kube's words). */
@@ -29,6 +29,13 @@ export const controllers = subsystem({
       ...duration,
       default: 24 * 3600_000,
       usage: `How long the ${BINDING_EXPIRY_CONTROLLER} controller keeps a RoleBinding or ClusterRoleBinding after its valid-until annotation has passed, before deleting it. 0 keeps expired bindings forever.`,
+    }),
+    /** 0 keeps ended access requests forever. */
+    accessRequestRetentionMs: flag({
+      name: 'access-request-retention',
+      ...duration,
+      default: 90 * 24 * 3600_000,
+      usage: `How long the ${ACCESS_REQUEST_CONTROLLER} keeps an AccessRequest or ClusterAccessRequest after it ended (Expired, Denied, Revoked or Canceled), as the history of who had which access, before deleting it. 0 keeps them forever.`,
     }),
   },
 });

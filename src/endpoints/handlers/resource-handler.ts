@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { WatchEventEncoder, watchEventEncoder } from '../watch/watch-encoder';
 import { errors } from '../../apimachinery/errors';
-import { recordRequestObject, recordRequestPatch, recordResponseObject } from '../../audit/audit-context';
+import { addAuditAnnotation, recordRequestObject, recordRequestPatch, recordResponseObject } from '../../audit/audit-context';
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { FieldValidationDirective } from '../../runtime/schema/field-validation';
 import { prettyRequested } from '../../runtime/serializer/negotiation';
@@ -121,7 +121,14 @@ export class ResourceHandler {
 
   /** What a write's storage needs of its request: the caller, warnings, deadline and arrival. */
   private writeScope(scope: ResourceScope, req: ApiRequest, res: Response): WriteScope {
-    return { user: scope.user, warn: warningSink(res), userAgent: req.headers['user-agent'], deadline: scope.deadline, receivedAt: scope.receivedAt };
+    return {
+      user: scope.user,
+      warn: warningSink(res),
+      annotateAudit: (key, value) => addAuditAnnotation(scope.audit, key, value),
+      userAgent: req.headers['user-agent'],
+      deadline: scope.deadline,
+      receivedAt: scope.receivedAt,
+    };
   }
 
   /** A create/update body decoded into the kind (a large one off the event loop); fieldValidation=Warn findings become warnings. */

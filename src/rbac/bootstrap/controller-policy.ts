@@ -41,5 +41,17 @@ export function controllerRoles(): ClusterRole[] {
       metadata: { name: `${CONTROLLER_ROLE_PREFIX}binding-expiry` },
       rules: [resourceRule(['list', 'watch', 'delete'], [RBAC_GROUP], ['rolebindings', 'clusterrolebindings'])],
     },
+    {
+      // Grants approved access requests with time-bound bindings, moves their phases, keeps
+      // ended ones for the retention. `bind` on every role: it grants what approvers approved.
+      metadata: { name: `${CONTROLLER_ROLE_PREFIX}access-request-controller` },
+      rules: [
+        resourceRule(['bind'], [RBAC_GROUP], ['roles', 'clusterroles']),
+        resourceRule(['get', 'list', 'watch', 'create', 'delete'], [RBAC_GROUP], ['rolebindings', 'clusterrolebindings']),
+        resourceRule(['get', 'list', 'watch', 'delete'], ['access.platform.io'], ['accessrequests', 'clusteraccessrequests']),
+        resourceRule(['update'], ['access.platform.io'], ['accessrequests/status', 'clusteraccessrequests/status']),
+        resourceRule(['get', 'list', 'watch'], ['access.platform.io'], ['accessrequestpolicies']),
+      ],
+    },
   ];
 }

@@ -212,6 +212,27 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['accesssuggestions']),
       ],
     },
+    {
+      // Asking for access: aggregated into edit, so whoever edits a namespace may ask for
+      // more in it (a policy still decides what may be asked for and who approves).
+      name: 'access-requester',
+      labels: { [AGGREGATE_TO_EDIT]: 'true' },
+      rules: [
+        resourceRule(['create', 'get', 'list', 'watch'], [ACCESS], ['accessrequests', 'clusteraccessrequests']),
+        // Only the requester may cancel a request: the cancellation subresource checks who calls.
+        resourceRule(['update'], [ACCESS], ['accessrequests/cancellation', 'clusteraccessrequests/cancellation']),
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessrequestpolicies']),
+      ],
+    },
+    {
+      // Deciding on access requests. Not aggregated: approving also needs the approver to be
+      // named by the request's policy and able to grant the role.
+      name: 'access-approver',
+      rules: [
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessrequests', 'clusteraccessrequests', 'accessrequestpolicies']),
+        resourceRule(['update'], [ACCESS], ['accessrequests/approval', 'clusteraccessrequests/approval']),
+      ],
+    },
   ];
   return [...roles.map(clusterRole), ...controllerRoles().map((r) => clusterRole({ name: r.metadata.name!, rules: r.rules ?? [] }))];
 }

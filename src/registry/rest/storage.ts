@@ -34,6 +34,8 @@ export interface WriteOptions {
   ifMatch?: string;
   /** Records a response `Warning` at once (kube's warning.AddWarning), so it is sent even if the write then fails. */
   warn?(message: string): void;
+  /** Adds an annotation to the request's audit event (kube's audit.AddAuditAnnotation). */
+  annotateAudit?(key: string, value: string): void;
   /**
    * A check of the object about to be written, run by the store after the kind's own
    * validation and the admission chain, before the write (kube's createValidation and
@@ -110,6 +112,7 @@ export const VERB_METHODS: Record<Verb, keyof ResourceStorage> = {
 export interface WriteScope {
   user: UserInfo;
   warn?: (message: string) => void;
+  annotateAudit?: (key: string, value: string) => void;
   userAgent?: string;
   deadline?: RequestDeadline;
   receivedAt?: number;
@@ -119,6 +122,7 @@ export function writeOptionsFor(parsed: RequestWriteOptions, scope: WriteScope):
   const opts: WriteOptions = { user: scope.user, dryRun: parsed.dryRun, fieldManager: parsed.fieldManager, ifMatch: parsed.ifMatch, fieldValidation: parsed.fieldValidation };
   if (parsed.force !== undefined) opts.force = parsed.force;
   if (scope.warn) opts.warn = scope.warn;
+  if (scope.annotateAudit) opts.annotateAudit = scope.annotateAudit;
   if (scope.userAgent) opts.userAgent = scope.userAgent;
   if (scope.deadline) opts.deadline = scope.deadline;
   if (scope.receivedAt !== undefined) opts.receivedAt = scope.receivedAt;

@@ -214,6 +214,8 @@ describe('the default policy', () => {
   it('has kube’s default roles and bindings', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
+        'access-approver',
+        'access-requester',
         'access-reviewer',
         'admin',
         'cluster-admin',
@@ -223,6 +225,7 @@ describe('the default policy', () => {
         'system:aggregate-to-view',
         'system:auth-delegator',
         'system:basic-user',
+        'system:controller:access-request-controller',
         'system:controller:binding-expiry',
         'system:controller:clusterrole-aggregation-controller',
         'system:controller:namespace-controller',
@@ -245,6 +248,7 @@ describe('the default policy', () => {
       'system:basic-user': ['Group:system:authenticated'],
       'system:public-info-viewer': ['Group:system:authenticated', 'Group:system:unauthenticated'],
       'system:node': [],
+      'system:controller:access-request-controller': ['User:system:controller:access-request-controller'],
       'system:controller:binding-expiry': ['User:system:controller:binding-expiry'],
       'system:controller:clusterrole-aggregation-controller': ['User:system:controller:clusterrole-aggregation-controller'],
       'system:controller:namespace-controller': ['User:system:controller:namespace-controller'],
