@@ -125,6 +125,21 @@ describe('/openapi/v3', () => {
     expect(Object.keys(reviews.paths['/apis/authorization.platform.io/v1/subjectaccessreviews']).sort()).toEqual(['parameters', 'post']);
   });
 
+  it("publishes an update subresource as kube publishes a CSR's approval: read and replace, with the kind of its body", () => {
+    const access = documents.get('apis/access.platform.io/v1')!;
+    const approval = access.paths['/apis/access.platform.io/v1/namespaces/{namespace}/accessrequests/{name}/approval'];
+    expect(Object.keys(approval).sort()).toEqual(['get', 'parameters', 'put']);
+    expect(approval.put).toMatchObject({
+      operationId: 'replaceAccessV1NamespacedAccessRequestApproval',
+      'x-kubernetes-action': 'put',
+      'x-kubernetes-group-version-kind': { group: 'access.platform.io', kind: 'AccessRequest', version: 'v1' },
+    });
+    expect(approval.get.operationId).toBe('readAccessV1NamespacedAccessRequestApproval');
+    const status = access.paths['/apis/access.platform.io/v1/clusteraccessrequests/{name}/status'];
+    expect(status.put.operationId).toBe('replaceAccessV1ClusterAccessRequestStatus');
+    expect(status.put.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['dryRun', 'fieldManager', 'fieldValidation']));
+  });
+
   it("publishes a subresource's operation with the kind of its body: serviceaccounts/token takes a TokenRequest", () => {
     const core = documents.get('api/v1')!;
     const token = core.paths['/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token'];

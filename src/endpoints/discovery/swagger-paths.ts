@@ -150,17 +150,38 @@ export function kindPaths(
     paths[`${collectionPath}/{name}`] = { ...item, parameters: [name, ...scopeParams, PRETTY] };
   }
 
-  // Subresources that take a body of their own kind (serviceaccounts/token takes a TokenRequest), as kube publishes
-  // them: `createCoreV1NamespacedServiceAccountToken`, its group-version-kind the body's.
+  // Subresources, as kube publishes them: one path per subresource with an operation per verb
+  // it serves (`createCoreV1NamespacedServiceAccountToken`, `replaceCertificatesV1CertificateSigningRequestApproval`),
+  // each with the group-version-kind of its body.
   for (const sub of subresources) {
-    if (!sub.type.verbs.includes('create')) continue;
+    const serves = (v: Verb) => sub.type.verbs.includes(v);
     const subKind = `${sub.name[0].toUpperCase()}${sub.name.slice(1)}`;
-    const post = op('post', id('create', `${scope}${type.kind}${subKind}`), `create ${sub.name} of ${article(type.kind)} ${type.kind}`, {
-      parameters: [body(sub.object), DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
-      responses: { '200': ok(sub.object), '201': { description: 'Created', schema: sub.object }, '202': { description: 'Accepted', schema: sub.object } },
-    });
-    post['x-kubernetes-group-version-kind'] = { group: sub.type.group, kind: sub.type.kind, version: sub.type.version };
-    paths[`${collectionPath}/{name}/${sub.name}`] = { post, parameters: [path('name', `name of the ${sub.type.kind}`), ...scopeParams, PRETTY] };
+    const subId = (verb: string) => id(verb, `${scope}${type.kind}${subKind}`);
+    const subItem: SwaggerPathItem = {};
+    if (serves('create')) {
+      subItem.post = op('post', subId('create'), `create ${sub.name} of ${article(type.kind)} ${type.kind}`, {
+        parameters: [body(sub.object), DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+        responses: { '200': ok(sub.object), '201': { description: 'Created', schema: sub.object }, '202': { description: 'Accepted', schema: sub.object } },
+      });
+    }
+    if (serves('get')) subItem.get = op('get', subId('read'), `read ${sub.name} of the specified ${type.kind}`, { responses: { '200': ok(sub.object) } });
+    if (serves('update')) {
+      subItem.put = op('put', subId('replace'), `replace ${sub.name} of the specified ${type.kind}`, {
+        parameters: [body(sub.object), DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+        responses: { '200': ok(sub.object), '201': { description: 'Created', schema: sub.object } },
+      });
+    }
+    if (serves('patch')) {
+      subItem.patch = op('patch', subId('patch'), `partially update ${sub.name} of the specified ${type.kind}`, {
+        consumes: PATCH_MEDIA_TYPES,
+        parameters: [body(refs.meta.patch), DRY_RUN, FIELD_MANAGER, ...(dialect === 'v3' ? [FIELD_VALIDATION] : []), FORCE],
+        responses: { '200': ok(sub.object), '201': { description: 'Created', schema: sub.object } },
+      });
+    }
+    const operations = Object.values(subItem) as SwaggerOperation[];
+    if (!operations.length) continue;
+    for (const operation of operations) operation['x-kubernetes-group-version-kind'] = { group: sub.type.group, kind: sub.type.kind, version: sub.type.version };
+    paths[`${collectionPath}/{name}/${sub.name}`] = { ...subItem, parameters: [path('name', `name of the ${sub.type.kind}`), ...scopeParams, PRETTY] };
   }
 
   // A namespaced kind is also listed across all namespaces, at the path without a namespace.
