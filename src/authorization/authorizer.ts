@@ -41,6 +41,8 @@ export interface AuthorizationResult {
   evaluationError?: string;
   /** The binding whose rule allowed (RBAC allows only): binding usage counts it. */
   grantedBy?: GrantingBinding;
+  /** The AccessGuardrail that denied (Guardrail denies only): audit annotations and explanations name it. */
+  guardrail?: string;
 }
 
 /** A RoleBinding or ClusterRoleBinding as the decisions it grants name it. */

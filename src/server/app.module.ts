@@ -27,6 +27,7 @@ import { AuthenticationTrustModule } from '../authentication/authentication-trus
 import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../authentication/serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
+import { GuardrailsModule } from '../access/guardrails/guardrails.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
 import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
@@ -68,6 +69,7 @@ export class AppModule {
         RbacModule,
         ReviewsModule,
         AccessModule,
+        GuardrailsModule,
         AuthenticationModule,
         JwtAuthenticationModule,
         BootstrapTokenModule,

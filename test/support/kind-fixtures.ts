@@ -27,6 +27,9 @@ export const STORED_KIND_SAMPLES: Record<string, SampleBody> = {
     subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }],
   }),
   'v1/Namespace': () => ({}),
+  [`${ACCESS}/v1/AccessGuardrail`]: () => ({
+    spec: { match: { verbs: ['get'], apiGroups: ['conformance.example'], resources: ['widgets'] }, message: 'conformance sample' },
+  }),
   'v1/ConfigMap': () => ({ data: { key: 'value' } }),
   'v1/Secret': () => ({ type: 'Opaque', data: { key: Buffer.from('value').toString('base64') } }),
   'v1/ServiceAccount': () => ({}),
