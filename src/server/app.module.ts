@@ -28,6 +28,7 @@ import { ControllersModule } from '../controllers/controllers.module';
 import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../authentication/serviceaccount/service-account-tokens';
 import { AccessModule } from '../access/access.module';
 import { GuardrailsModule } from '../access/guardrails/guardrails.module';
+import { EscalationPathsModule } from '../access/escalation-paths/escalation-paths.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
 import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
@@ -70,6 +71,7 @@ export class AppModule {
         ReviewsModule,
         AccessModule,
         GuardrailsModule,
+        EscalationPathsModule,
         AuthenticationModule,
         JwtAuthenticationModule,
         BootstrapTokenModule,

@@ -57,6 +57,7 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
   [`${ACCESS}/v1/LocalResourceAccessReview`]: () => ({ spec: { resourceAttributes } }),
   [`${ACCESS}/v1/SubjectRulesReview`]: () => ({ spec: { user: 'alice', namespace: 'default' } }),
   [`${ACCESS}/v1/AccessExplanation`]: () => ({ spec: { user: 'alice', resourceAttributes } }),
+  [`${ACCESS}/v1/EscalationPathReview`]: () => ({ spec: { subject: { user: 'alice' }, target: { clusterAdmin: true } } }),
 };
 
 /** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */
