@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -13,6 +15,7 @@ const user = (name: string) => ({ kind: 'User', apiGroup: RBAC_GROUP, name });
 const sa = (namespace: string, name: string) => ({ kind: 'ServiceAccount', name, namespace });
 const roleRef = (name: string) => ({ apiGroup: RBAC_GROUP, kind: 'ClusterRole', name });
 const review = (spec: object) => ({ apiVersion: 'access.platform.io/v1', kind: 'EscalationPathReview', spec });
+const PLUGIN = resolve(__dirname, '..', '..', 'bin', 'kubectl-access');
 const TOKEN_REQUEST = { apiVersion: 'authentication.platform.io/v1', kind: 'TokenRequest', spec: {} };
 
 describe('escalation paths', () => {
@@ -157,6 +160,52 @@ describe('escalation paths', () => {
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ kind: 'Status', reason: 'Invalid' });
     expect(res.body.details.causes.map((c: any) => c.field)).toContain(field);
+  });
+
+  describe('kubectl access paths', () => {
+    const plugin = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+      new Promise((done) =>
+        execFile(PLUGIN, [...args, '--kubeconfig', server.kubeconfigPath], { timeout: 30000 }, (err, stdout, stderr) =>
+          done({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
+        ),
+      );
+
+    it('prints each step of the shortest path, with the binding that grants it', async () => {
+      const res = await plugin('paths', 'lee', '--to', 'cluster-admin');
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      expect(res.stdout).toBe(
+        [
+          'PATH 1: lee → cluster-admin in 2 steps',
+          '  1. lee --impersonate--> system:serviceaccount:ci:builder',
+          '       using impersonate serviceaccounts -n ci builder (RoleBinding ci/lee → ClusterRole impersonate-builder)',
+          '  2. system:serviceaccount:ci:builder --create-token--> system:serviceaccount:ops:admin-sa',
+          '       using create serviceaccounts/token -n ops admin-sa (RoleBinding ops/builder-mints → ClusterRole mint-tokens)',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('asks about a permission, lists every subject with --all, prints the object with -o, and says when there is none', async () => {
+      expect((await plugin('paths', 'kay', 'get', 'secrets', '-n', 'ops')).stdout).toContain('PATH 1: kay → get secrets in ops in 1 step');
+      const all = await plugin('paths', '--all', '--to', 'cluster-admin');
+      expect(all.code).toBe(0);
+      for (const who of ['ian', 'jay', 'kay', 'lee', 'mo']) expect(all.stdout).toContain(`: ${who} → cluster-admin`);
+      const json = JSON.parse((await plugin('paths', 'ian', '-o', 'json')).stdout);
+      expect(json).toMatchObject({ kind: 'EscalationPathReview', status: { reachable: true } });
+      expect((await plugin('paths', 'nobody')).stdout).toBe('No path from nobody to cluster-admin.\n');
+      expect((await plugin('paths', 'root-user')).stdout).toBe('root-user holds cluster-admin already.\n');
+    });
+
+    it.each([
+      [['paths'], 'error: paths takes a SUBJECT (or --all)'],
+      [['paths', 'ian', '--to', 'root'], 'error: --to takes cluster-admin, not "root" (or give VERB RESOURCE)'],
+      [['paths', 'ian', 'get'], 'error: paths takes SUBJECT [VERB RESOURCE [NAME]]'],
+      [['paths', 'ian', '--max-steps', 'many'], 'error: --max-steps must be a number, not "many"'],
+      [['paths', 'ian', '--max-steps', '9'], 'error: .access.platform.io "" is invalid: spec.maxSteps: Invalid value: 9: must be between 1 and 6'],
+    ])('%j: one error line, exit 1', async (args, message) => {
+      const res = await plugin(...args);
+      expect(res).toEqual({ code: 1, stdout: '', stderr: `${message}\n` });
+    });
   });
 
   it('needs create on escalationpathreviews', async () => {

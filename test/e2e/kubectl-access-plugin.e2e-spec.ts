@@ -277,7 +277,7 @@ describe('kubectl access (bin/kubectl-access)', () => {
     it('refuses bad usage', async () => {
       expect(await alice('who-can', 'get')).toEqual({ code: 1, stdout: '', stderr: 'error: who-can takes VERB RESOURCE [NAME]\n' });
       expect(await alice('whoami', '-o', 'table')).toEqual({ code: 1, stdout: '', stderr: 'error: --output must be json or yaml, not "table"\n' });
-      expect(await alice('nope')).toMatchObject({ code: 1, stderr: 'error: unknown command "nope" (one of: can-i, who-can, explain, rules, whoami, grant, unused)\n' });
+      expect(await alice('nope')).toMatchObject({ code: 1, stderr: 'error: unknown command "nope" (one of: can-i, who-can, explain, rules, whoami, grant, unused, paths)\n' });
     });
   });
 });
