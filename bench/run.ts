@@ -12,6 +12,7 @@ import { runAuthnBench } from './authn';
 import { runOidcBench } from './oidc';
 import { runAccessBench } from './access';
 import { runUsageBench } from './binding-usage';
+import { runGuardrailsBench } from './guardrails';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -229,6 +230,8 @@ async function main() {
   if (process.argv.includes('access')) return runAccessBench();
   // `npm run bench -- usage`: the cost of binding usage recording to SubjectAccessReviews (bench/binding-usage.ts).
   if (process.argv.includes('usage')) return runUsageBench();
+  // `npm run bench -- guardrails`: what the Guardrail authorizer adds to a review's decision (bench/guardrails.ts).
+  if (process.argv.includes('guardrails')) return runGuardrailsBench();
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
   // whole server processes next to a bare Nest app (bench/process.ts).
   if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();

@@ -208,8 +208,12 @@ describe('escalation paths', () => {
     });
   });
 
-  it('needs create on escalationpathreviews', async () => {
+  it('needs create on escalationpathreviews, which the default access-reviewer role has', async () => {
     const res = await server.anonymous.post(`${ACCESS}/escalationpathreviews`, review({ target: { clusterAdmin: true } }), as('nobody'));
     expect(res.status).toBe(403);
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'reviewer' }, roleRef: roleRef('access-reviewer'), subjects: [user('reviewer')] });
+    const allowed = await server.anonymous.post(`${ACCESS}/escalationpathreviews`, review({ subject: { user: 'ian' }, target: { clusterAdmin: true } }), as('reviewer'));
+    expect(allowed.status).toBe(201);
+    expect((await server.anonymous.get(`${ACCESS}/accessguardrails`, as('reviewer'))).status).toBe(200);
   });
 });

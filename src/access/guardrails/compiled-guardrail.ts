@@ -82,8 +82,7 @@ export class CompiledGuardrail {
   }
 
   /** Whether it applies to the caller: named by subjects (or subjects empty), and no exception names them. */
-  appliesTo(user: UserInfo): boolean {
-    const keys = subjectKeysOf(user);
+  appliesTo(user: UserInfo, keys: readonly SubjectKey[] = subjectKeysOf(user)): boolean {
     if (keys.some((k) => this.exceptions.has(k))) return false;
     return this.subjects === null || keys.some((k) => this.subjects!.has(k));
   }
@@ -99,11 +98,11 @@ export class CompiledGuardrail {
     return this.selector !== null && this.selector.matches(namespaceLabels(ns) ?? {});
   }
 
-  private condition(attrs: AuthorizationAttributes, withSelectors: boolean): ConditionOutcome {
+  private condition(request: () => Record<string, unknown>): ConditionOutcome {
     if (this.compileError) return { error: this.compileError };
     if (!this.program) return true;
     try {
-      const value = this.program.evaluate({ request: requestVariable(reviewSpecFor(attrs), withSelectors) });
+      const value = this.program.evaluate({ request: request() });
       return typeof value === 'boolean' ? value : { error: `condition evaluated to ${typeof value}, not bool` };
     } catch (err) {
       if (!(err instanceof CelEvaluationError)) throw err;
@@ -115,8 +114,8 @@ export class CompiledGuardrail {
    * Its answer for a request it applies to and matches: Deny when the condition holds (or
    * fails under failurePolicy Deny), NoOpinion otherwise (with the error under NoOpinion).
    */
-  decide(attrs: AuthorizationAttributes, withSelectors: boolean): AuthorizationResult {
-    const outcome = this.condition(attrs, withSelectors);
+  decide(request: () => Record<string, unknown>): AuthorizationResult {
+    const outcome = this.condition(request);
     if (outcome === true) return { decision: 'Deny', reason: this.reason(), guardrail: this.name };
     if (outcome === false) return { decision: 'NoOpinion', reason: '' };
     const evaluationError = `access guardrail "${this.name}": ${outcome.error}`;
@@ -140,9 +139,13 @@ export function decideWithGuardrails(
   withSelectors: boolean,
 ): AuthorizationResult {
   let errors: string[] | undefined;
+  // Made once per decision, and only when some guardrail gets that far.
+  let keys: SubjectKey[] | undefined;
+  let variable: Record<string, unknown> | undefined;
+  const request = () => (variable ??= requestVariable(reviewSpecFor(attrs), withSelectors));
   for (const guardrail of guardrails) {
-    if (!guardrail.matchesRequest(attrs, namespaceLabels) || !guardrail.appliesTo(attrs.user)) continue;
-    const result = guardrail.decide(attrs, withSelectors);
+    if (!guardrail.matchesRequest(attrs, namespaceLabels) || !guardrail.appliesTo(attrs.user, (keys ??= subjectKeysOf(attrs.user)))) continue;
+    const result = guardrail.decide(request);
     if (result.decision === 'Deny') return result;
     if (result.evaluationError) (errors ??= []).push(result.evaluationError);
   }

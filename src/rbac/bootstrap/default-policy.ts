@@ -206,6 +206,9 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations']),
         // Which bindings are used: read-only, derived from every binding.
         resourceRule(['get', 'list'], [ACCESS], ['bindingusages']),
+        // Escalation paths are questions like the reviews; guardrails are read, never written, by reviewers.
+        resourceRule(['create'], [ACCESS], ['escalationpathreviews']),
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessguardrails']),
       ],
     },
   ];
