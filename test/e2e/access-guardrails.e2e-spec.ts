@@ -274,6 +274,20 @@ describe('access guardrails', () => {
     expect(schemas[key!].properties.failurePolicy.description).toContain('Deny');
   });
 
+  it('is asked before any configured authorizer: AlwaysAllow after it cannot override a guardrail', async () => {
+    const open = await startTestServer({ options: { authorizationModes: ['AlwaysAllow'] } });
+    try {
+      const guardrailRes = await open.admin.post(GUARDRAILS, guardrail('no-secrets', { match: { verbs: ['get'], apiGroups: [''], resources: ['secrets'] }, message: 'no Secrets' }));
+      expect(guardrailRes.status).toBe(201);
+      expect((await open.anonymous.get('/api/v1/namespaces/default/configmaps', { as: open.certFor('anyone') })).status).toBe(200);
+      const denied = await open.anonymous.get('/api/v1/namespaces/default/secrets/x', { as: open.certFor('anyone') });
+      expect(denied.status).toBe(403);
+      expect(denied.body.message).toContain('access guardrail "no-secrets": no Secrets');
+    } finally {
+      await open.close();
+    }
+  });
+
   describe('writes', () => {
     it('serves the kind like any other: Table, get, dry run, and a defaulted failurePolicy', async () => {
       const dry = await server.admin.post(`${GUARDRAILS}?dryRun=All`, guardrail('dry', { match: { verbs: ['get'], apiGroups: [''], resources: ['pods'] } }));

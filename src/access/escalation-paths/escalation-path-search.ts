@@ -21,6 +21,8 @@ import { Capability, EscalationPath, PathStep, StepGrant, StepPermission } from 
 
 export interface SearchLimits {
   maxSteps: number;
+  /** Authorizer decisions asked at most per question (all subjects together): bounds its time on any policy. */
+  maxDecisions: number;
   /** Identities expanded at most. */
   maxIdentities: number;
   maxPaths: number;
@@ -120,6 +122,9 @@ export class EscalationPathSearch {
   /** The ClusterRoles that grant the target (bind or escalate into them reaches it). */
   private readonly powerfulRoles: string[];
   private readonly answers = new Map<string, StepGrant | null>();
+  private decisions = 0;
+  /** The decision budget ran out: what was not asked counts as not granted, and answers say incomplete. */
+  exhausted = false;
 
   constructor(
     private readonly world: SearchWorld,
@@ -169,10 +174,12 @@ export class EscalationPathSearch {
           next.push({ at: yielded, steps: [...steps, step] });
         }
       }
-      if (paths.length >= this.limits.maxPaths) return { paths: paths.slice(0, this.limits.maxPaths), incomplete: incomplete || paths.length > this.limits.maxPaths || next.length > 0 };
+      if (paths.length >= this.limits.maxPaths) {
+        return { paths: paths.slice(0, this.limits.maxPaths), incomplete: incomplete || this.exhausted || paths.length > this.limits.maxPaths || next.length > 0 };
+      }
       frontier = next;
     }
-    return { paths, incomplete };
+    return { paths, incomplete: incomplete || this.exhausted };
   }
 
   /** Every subject of the policy as the identity it stands for, users, then groups, then service accounts. */
@@ -193,6 +200,11 @@ export class EscalationPathSearch {
     const key = `${identityKey(user)}\u0001${JSON.stringify(permission)}`;
     const cached = this.answers.get(key);
     if (cached !== undefined) return cached;
+    if (this.decisions >= this.limits.maxDecisions) {
+      this.exhausted = true;
+      return null;
+    }
+    this.decisions++;
     const trace: AuthorizerAnswer[] = [];
     const attrs = permissionAttrs(user, permission);
     const result = await this.world.chain.authorize(attrs, { trace, arrivedAt: this.world.arrivedAt });

@@ -20,6 +20,8 @@ import { EscalationPath, EscalationPathReviewSpec, EscalationPathReviewStatus, P
 /** Identities expanded at most per question: the search stays bounded in time and memory on any policy. */
 const MAX_IDENTITIES = 2000;
 const MAX_PATHS = 10;
+/** Authorizer decisions per question (a decision costs microseconds: this keeps a question within about a second). */
+const MAX_DECISIONS = 200_000;
 /** Subjects a question without one (`--all`) reports at most. */
 const MAX_SUBJECT_PATHS = 200;
 
@@ -64,7 +66,7 @@ export class EscalationPathsModule implements OnModuleInit {
     const search = new EscalationPathSearch(
       { chain: this.chain, policy: this.policy, secrets: () => this.secrets.list(), pods: () => this.pods.list(), arrivedAt: opts.receivedAt },
       targetPermission(spec.target ?? {}),
-      { maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS, maxIdentities: MAX_IDENTITIES, maxPaths: MAX_PATHS },
+      { maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS, maxIdentities: MAX_IDENTITIES, maxPaths: MAX_PATHS, maxDecisions: MAX_DECISIONS },
     );
     const subject = spec.subject;
     if (subject) {
@@ -81,7 +83,7 @@ export class EscalationPathsModule implements OnModuleInit {
       const found = await search.from(user, label);
       incomplete ||= found.incomplete;
       if (found.paths.length && found.paths[0].steps.length) paths.push(found.paths[0]);
-      if (paths.length >= MAX_SUBJECT_PATHS) {
+      if (paths.length >= MAX_SUBJECT_PATHS || search.exhausted) {
         incomplete = true;
         break;
       }
