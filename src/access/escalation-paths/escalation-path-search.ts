@@ -139,34 +139,33 @@ export class EscalationPathSearch {
       .sort();
   }
 
-  /** The shortest paths from `start` to the target; `incomplete` when a bound cut the search. */
+  /**
+   * The shortest paths from `start` to the target (every one of the shortest length, up to
+   * maxPaths); `incomplete` when a bound cut the search. Each level is first checked for the
+   * target (and a final bind), and expanded only when none of it reaches the target.
+   */
   async from(start: UserInfo, subjectLabel: string): Promise<{ paths: EscalationPath[]; incomplete: boolean }> {
     const paths: EscalationPath[] = [];
     const seen = new Set<string>();
     let frontier: Frontier[] = [{ at: identity(start), steps: [] }];
     seen.add(frontier[0].at.key);
-    let incomplete = false;
     for (let depth = 0; frontier.length; depth++) {
+      for (const { at, steps } of frontier) {
+        if (await this.allowed(at.user, this.target)) paths.push({ subject: subjectLabel, steps });
+        else if (depth < this.limits.maxSteps) {
+          const binding = await this.bindStep(at.user);
+          if (binding) paths.push({ subject: subjectLabel, steps: [...steps, binding] });
+        }
+      }
+      if (paths.length) {
+        // Holding the target (no step) is the only answer worth giving then.
+        const shortest = paths.some((p) => !p.steps.length) ? paths.filter((p) => !p.steps.length) : paths;
+        return { paths: shortest.slice(0, this.limits.maxPaths), incomplete: this.exhausted || shortest.length > this.limits.maxPaths };
+      }
+      if (depth >= this.limits.maxSteps) return { paths, incomplete: true };
       const next: Frontier[] = [];
       for (const { at, steps } of frontier) {
-        if (await this.allowed(at.user, this.target)) {
-          paths.push({ subject: subjectLabel, steps });
-          if (!steps.length) return { paths, incomplete: false }; // holds it already
-          continue;
-        }
-        if (depth >= this.limits.maxSteps) {
-          incomplete = true;
-          continue;
-        }
-        const binding = await this.bindStep(at.user);
-        if (binding) {
-          paths.push({ subject: subjectLabel, steps: [...steps, binding] });
-          continue;
-        }
-        if (seen.size >= this.limits.maxIdentities) {
-          incomplete = true;
-          continue;
-        }
+        if (seen.size >= this.limits.maxIdentities || this.exhausted) return { paths, incomplete: true };
         for (const step of await this.identitySteps(at.user)) {
           const yielded = identity({ username: step.yields.user ?? '', groups: step.yields.groups ?? [] });
           if (seen.has(yielded.key)) continue; // cycles are cut: an identity is reached once, by its shortest path
@@ -174,12 +173,9 @@ export class EscalationPathSearch {
           next.push({ at: yielded, steps: [...steps, step] });
         }
       }
-      if (paths.length >= this.limits.maxPaths) {
-        return { paths: paths.slice(0, this.limits.maxPaths), incomplete: incomplete || this.exhausted || paths.length > this.limits.maxPaths || next.length > 0 };
-      }
       frontier = next;
     }
-    return { paths, incomplete: incomplete || this.exhausted };
+    return { paths, incomplete: this.exhausted };
   }
 
   /** Every subject of the policy as the identity it stands for, users, then groups, then service accounts. */
