@@ -15,6 +15,8 @@ import { runPolicyChangeBench } from './policy-change';
 import { runUsageBench } from './binding-usage';
 import { runRuleUsageBench } from './rule-usage';
 import { runAccessRequestBench } from './access-requests';
+import { runGuardrailsBench } from './guardrails';
+import { runEscalationPathsBench } from './escalation-paths';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -241,6 +243,10 @@ async function main() {
   if (process.argv.includes('rule-usage')) return runRuleUsageBench();
   // `npm run bench -- usage`: the cost of binding usage recording to SubjectAccessReviews (bench/binding-usage.ts).
   if (process.argv.includes('usage')) return runUsageBench();
+  // `npm run bench -- guardrails`: what the Guardrail authorizer adds to a review's decision (bench/guardrails.ts).
+  if (process.argv.includes('guardrails')) return runGuardrailsBench();
+  // `npm run bench -- paths`: escalation path search on 110,000 bindings (bench/escalation-paths.ts).
+  if (process.argv.includes('paths')) return runEscalationPathsBench();
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of
   // whole server processes next to a bare Nest app (bench/process.ts).
   if (['memory', 'idle', 'startup'].some((a) => process.argv.includes(a))) return runProcessBench();

@@ -20,6 +20,7 @@ import {
   UnusableBinding,
 } from './access-types';
 import { dimensionsOf, missingDimensions, rankNearMisses } from './rule-diagnosis';
+import { guardrailsBeforeRbac, removeBlockedSubjects } from './guardrail-blocking';
 
 /**
  * The answers of access.platform.io: who may do something (from the reverse indexes,
@@ -43,6 +44,7 @@ function notEnumerable(authorizer: Authorizer): string | undefined {
   switch (authorizer.type) {
     case RBAC_TYPE:
     case 'AlwaysDeny':
+    case 'Guardrail': // allows nobody; whom it blocks is reported separately
       return undefined;
     case 'AlwaysAllow':
       return `authorizer ${authorizer.name} (AlwaysAllow) allows every subject`;
@@ -81,10 +83,13 @@ export class AccessAnalyzer {
       // Nothing after these is ever asked.
       if (authorizer.type === 'AlwaysDeny' || authorizer.type === 'AlwaysAllow') break;
     }
+    const unblocked = removeBlockedSubjects(guardrailsBeforeRbac(this.chain.authorizers), attrs, users, groups, grants);
+    grants = unblocked.grants;
     return {
       users: [...users].sort(),
       groups: [...groups].sort(),
       grants,
+      ...(unblocked.blocked.length ? { blocked: unblocked.blocked } : {}),
       incomplete: errors.length > 0,
       ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}),
     };
@@ -135,6 +140,7 @@ export class AccessAnalyzer {
       ...(result.reason ? { reason: result.reason } : {}),
       ...(result.evaluationError ? { chainError: result.evaluationError } : {}),
       decisions,
+      ...(result.guardrail ? { deniedByGuardrail: result.guardrail } : {}),
       grants: [],
     };
     if (!this.chain.authorizers.some((a) => a.type === RBAC_TYPE)) return status;

@@ -46,6 +46,16 @@ const accessGrantSchema = struct(
   { typeName: 'v1.AccessGrant', description: 'AccessGrant is one binding that grants the action.' },
 );
 
+const blockedSubjectSchema = struct(
+  {
+    kind: field(string(), 'User or Group.'),
+    name: field(string(), 'Name of the user (service accounts as system:serviceaccount:<namespace>:<name>) or group.'),
+    guardrail: field(string(), 'The AccessGuardrail that denies it the action.'),
+    reason: field(string(), 'The reason the guardrail gives (its message).'),
+  },
+  { typeName: 'v1.BlockedSubject', description: 'BlockedSubject is a subject RBAC grants the action to but an AccessGuardrail denies it.' },
+);
+
 const resourceAccessReviewStatusSchema = struct(
   {
     users: field(strings(), 'Users allowed the action, sorted and unique; service accounts as system:serviceaccount:<namespace>:<name>.'),
@@ -53,6 +63,10 @@ const resourceAccessReviewStatusSchema = struct(
     grants: field(atomicList(accessGrantSchema), 'One entry per RBAC binding that grants the action.'),
     incomplete: field(boolean(), 'True when an authorizer of the chain cannot enumerate the subjects it allows; evaluationError names each.'),
     evaluationError: field(string(), 'Why the lists may be incomplete.'),
+    blocked: field(
+      atomicList(blockedSubjectSchema),
+      'Subjects RBAC grants the action to but an AccessGuardrail denies it, judged by the subject alone (a user may still be spared as a member of an excepted group); left out of users, groups and grants.',
+    ),
   },
   {
     required: ['incomplete'],
@@ -158,6 +172,7 @@ const accessExplanationStatusSchema = struct(
     reason: field(string(), 'The reason, as a SubjectAccessReview gives it.'),
     evaluationError: field(string(), 'Errors met evaluating, as a SubjectAccessReview gives them.'),
     decisions: field(atomicList(authorizerDecisionSchema), 'Each authorizer of the chain that was asked, in order.'),
+    deniedByGuardrail: field(string(), 'The AccessGuardrail that denied the action, when one did.'),
     grants: field(atomicList(ruleGrantSchema), 'Every RBAC binding, role and rule that allows the action.'),
     nearMisses: field(atomicList(nearMissSchema), "When RBAC does not allow: up to 10 rules of the subject's own bindings that come closest, fewest missing first."),
     unusableBindings: field(atomicList(unusableBindingSchema), 'When RBAC does not allow: bindings naming the subject that would apply but grant nothing, and why.'),

@@ -53,6 +53,16 @@ export interface ResourceAccessReviewStatus {
   grants: AccessGrant[];
   incomplete: boolean;
   evaluationError?: string;
+  /** Subjects RBAC grants the action to but an AccessGuardrail denies it (left out of users, groups and grants). */
+  blocked?: BlockedSubject[];
+}
+
+/** A subject a guardrail denies the action RBAC grants it. */
+export interface BlockedSubject {
+  kind: 'User' | 'Group';
+  name: string;
+  guardrail: string;
+  reason: string;
 }
 
 /** One authorizer of the chain asked while deciding, in order. */
@@ -91,6 +101,8 @@ export interface AccessExplanationStatus {
   reason?: string;
   evaluationError?: string;
   decisions: AuthorizerDecisionRecord[];
+  /** The AccessGuardrail that denied, when one did. */
+  deniedByGuardrail?: string;
   grants: RuleGrant[];
   nearMisses?: NearMiss[];
   unusableBindings?: UnusableBinding[];

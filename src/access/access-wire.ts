@@ -22,7 +22,7 @@ export function resourceAccessReviewStatusToWire(status: ResourceAccessReviewSta
     groups: status.groups,
     grants: status.grants,
     incomplete: status.incomplete,
-    ...omitEmpty({ evaluationError: status.evaluationError }),
+    ...omitEmpty({ evaluationError: status.evaluationError, blocked: status.blocked }),
   };
 }
 
@@ -37,6 +37,7 @@ export function accessExplanationStatusToWire(status: AccessExplanationStatus): 
     allowed: status.allowed,
     ...omitEmpty({ denied: status.denied, reason: status.reason, evaluationError: status.evaluationError }),
     decisions: status.decisions,
+    ...omitEmpty({ deniedByGuardrail: status.deniedByGuardrail }),
     grants: status.grants,
     ...(status.nearMisses ? { nearMisses: status.nearMisses } : {}),
     ...(status.unusableBindings?.length ? { unusableBindings: status.unusableBindings } : {}),

@@ -44,6 +44,8 @@ export interface AuthorizationResult {
   grantedBy?: GrantingBinding;
   /** The rule of that binding's role that matched (the index's own object): rule-level usage counts it. */
   grantedByRule?: PolicyRule;
+  /** The AccessGuardrail that denied (Guardrail denies only): audit annotations and explanations name it. */
+  guardrail?: string;
 }
 
 /** A RoleBinding or ClusterRoleBinding as the decisions it grants name it. */

@@ -29,6 +29,8 @@ import { SERVICE_ACCOUNT_TOKEN_SETTINGS } from '../authentication/serviceaccount
 import { AccessModule } from '../access/access.module';
 import { LeastPrivilegeModule } from '../access/least-privilege/least-privilege.module';
 import { AccessRequestsModule } from '../access/requests/access-requests.module';
+import { GuardrailsModule } from '../access/guardrails/guardrails.module';
+import { EscalationPathsModule } from '../access/escalation-paths/escalation-paths.module';
 import { AUTHENTICATION_SETTINGS } from '../authentication/authenticator';
 import { JwtAuthenticationModule } from '../authentication/jwt/jwt-authentication.module';
 import { STARTUP_JWT_AUTHENTICATION } from '../authentication/jwt/startup';
@@ -72,6 +74,8 @@ export class AppModule {
         AccessModule,
         LeastPrivilegeModule,
         AccessRequestsModule,
+        GuardrailsModule,
+        EscalationPathsModule,
         AuthenticationModule,
         JwtAuthenticationModule,
         BootstrapTokenModule,

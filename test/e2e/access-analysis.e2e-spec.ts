@@ -164,6 +164,10 @@ describe('access analysis (access.platform.io/v1)', () => {
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['resourceaccessreviews', 'localresourceaccessreviews', 'subjectrulesreviews', 'accessexplanations'] },
         { verbs: ['get', 'list'], apiGroups: ['access.platform.io'], resources: ['bindingusages'] },
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['policychangereviews'] },
+        { verbs: ['get', 'list'], apiGroups: ['access.platform.io'], resources: ['ruleusages', 'accessdenials', 'accessfindings'] },
+        { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['accesssuggestions'] },
+        { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['escalationpathreviews'] },
+        { verbs: ['get', 'list', 'watch'], apiGroups: ['access.platform.io'], resources: ['accessguardrails'] },
       ]);
     });
   });
@@ -298,6 +302,7 @@ describe('access analysis (access.platform.io/v1)', () => {
       expect(status.allowed).toBe(true);
       expect(status.decisions).toEqual([
         { authorizer: { type: 'Privileged', name: 'system:masters' }, decision: 'NoOpinion' },
+        { authorizer: { type: 'Guardrail', name: 'guardrail' }, decision: 'NoOpinion' },
         { authorizer: { type: 'Node', name: 'node' }, decision: 'NoOpinion' },
         { authorizer: { type: 'RBAC', name: 'rbac' }, decision: 'Allow', reason: review.reason },
       ]);

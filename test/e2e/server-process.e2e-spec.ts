@@ -231,7 +231,7 @@ describe('the server process with a bad flag or configuration file', () => {
 
   it('names an unknown flag and a bad value in kube\'s words', async () => {
     await refused(['--no-such-flag'], 'unknown flag: --no-such-flag');
-    await refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook');
+    await refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook, Guardrail');
     await refused(['--feature-gates=NoSuchGate=true'], 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate');
     await refused(['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"');
     await refused(['--embedded-fsync=maybe'], 'invalid argument "maybe" for "--embedded-fsync" flag: strconv.ParseBool: parsing "maybe": invalid syntax');

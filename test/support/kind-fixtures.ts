@@ -33,6 +33,9 @@ export const STORED_KIND_SAMPLES: Record<string, SampleBody> = {
   [`${ACCESS}/v1/AccessRequest`]: () => ({ spec: { roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' }, duration: '1h', justification: 'conformance' } }),
   [`${ACCESS}/v1/ClusterAccessRequest`]: () => ({ spec: { roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' }, duration: '1h' } }),
   'v1/Namespace': () => ({}),
+  [`${ACCESS}/v1/AccessGuardrail`]: () => ({
+    spec: { match: { verbs: ['get'], apiGroups: ['conformance.example'], resources: ['widgets'] }, message: 'conformance sample' },
+  }),
   'v1/ConfigMap': () => ({ data: { key: 'value' } }),
   'v1/Secret': () => ({ type: 'Opaque', data: { key: Buffer.from('value').toString('base64') } }),
   'v1/ServiceAccount': () => ({}),
@@ -76,6 +79,7 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
     },
   }),
   [`${ACCESS}/v1/AccessSuggestion`]: () => ({ spec: { subject: { kind: 'User', name: 'alice' }, since: '24h' } }),
+  [`${ACCESS}/v1/EscalationPathReview`]: () => ({ spec: { subject: { user: 'alice' }, target: { clusterAdmin: true } } }),
 };
 
 /** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */

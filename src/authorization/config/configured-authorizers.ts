@@ -9,6 +9,14 @@ import { AuthorizationConfiguration, AuthorizerConfiguration } from './types';
  */
 const STARTUP_ONLY_TYPES = new Set(['Node', 'RBAC', 'ABAC']);
 
+/** Guardrails deny before every other authorizer unless the configuration places them itself. */
+const GUARDRAIL_TYPE = 'Guardrail';
+
+function withGuardrailFirst(config: AuthorizationConfiguration, factories: AuthorizerFactories): AuthorizerConfiguration[] {
+  if (!factories.has(GUARDRAIL_TYPE) || config.authorizers.some((a) => a.type === GUARDRAIL_TYPE)) return config.authorizers;
+  return [{ type: GUARDRAIL_TYPE, name: GUARDRAIL_TYPE.toLowerCase() }, ...config.authorizers];
+}
+
 /** Builds chains from configurations, keeping the stateful authorizers of the first one. */
 export class ConfiguredAuthorizers {
   private readonly kept = new Map<string, Authorizer>();
@@ -30,7 +38,7 @@ export class ConfiguredAuthorizers {
     const chain: Authorizer[] = [];
     const startupKept = new Map<string, Authorizer>();
     try {
-      for (const entry of config.authorizers) {
+      for (const entry of withGuardrailFirst(config, this.factories)) {
         const kept = this.kept.get(entry.type);
         if (kept) {
           chain.push(kept);
@@ -42,7 +50,8 @@ export class ConfiguredAuthorizers {
         const authorizer = await this.factories.build(this.entryFor(entry));
         fresh.push(authorizer);
         chain.push(authorizer);
-        if (!this.started && entry.type !== 'Webhook') startupKept.set(entry.type, authorizer);
+        // An implicit guardrail authorizer is not part of the configuration a reload must keep.
+        if (!this.started && entry.type !== 'Webhook' && config.authorizers.includes(entry)) startupKept.set(entry.type, authorizer);
       }
     } catch (err) {
       for (const authorizer of fresh) await authorizer.close?.();

@@ -12,8 +12,8 @@ export const AUTHORIZATION_CONFIG_GROUP = 'apiserver.config.platform.io';
 export const AUTHORIZATION_CONFIG_VERSIONS = ['v1', 'v1beta1'];
 export const AUTHORIZATION_CONFIG_KIND = 'AuthorizationConfiguration';
 
-/** kube's AuthorizationModeChoices: the types a file may name. */
-export const AUTHORIZER_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
+/** kube's AuthorizationModeChoices, and Guardrail (AccessGuardrails; first when not named): the types a file may name. */
+export const AUTHORIZER_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node', 'Guardrail'];
 /** Only webhooks may appear more than once. */
 export const REPEATABLE_AUTHORIZER_TYPES = ['Webhook'];
 

@@ -53,8 +53,8 @@ export function compileMatchCondition(env: CelEnvironment, expression: string): 
   return env.compile(expression, { returnTypes: ['bool'] });
 }
 
-/** kube's convertObjectToUnstructured: every string attribute present, even empty ones. */
-function requestVariable(spec: SubjectAccessReviewSpec, withSelectors: boolean): Record<string, unknown> {
+/** kube's convertObjectToUnstructured: every string attribute present, even empty ones (guardrail conditions read it too). */
+export function requestVariable(spec: SubjectAccessReviewSpec, withSelectors: boolean): Record<string, unknown> {
   const request: Record<string, unknown> = { user: spec.user, groups: spec.groups, uid: spec.uid, extra: spec.extra };
   if (spec.resourceAttributes) {
     const { fieldSelector, labelSelector, ...strings } = spec.resourceAttributes;

@@ -1,7 +1,7 @@
 import { bool, commaList, duration, flag, FlagProblem, flagsOf, path, problem, ReplacingFile, replacingFileProblems, SECTION, setting, strings, subsystem, text } from './flag';
 
 /** The names `--authorization-mode` accepts; each needs its module's authorizer factory at start. */
-const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node', 'Webhook'];
+const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node', 'Webhook', 'Guardrail'];
 
 function modes(value: string): string[] {
   const list = commaList(value);

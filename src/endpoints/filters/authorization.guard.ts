@@ -10,6 +10,8 @@ import { attributesOf } from './request-attributes';
 
 export const DECISION_ANNOTATION = 'authorization.platform.io/decision';
 export const REASON_ANNOTATION = 'authorization.platform.io/reason';
+/** The AccessGuardrail that denied the request, when one did. */
+export const GUARDRAIL_ANNOTATION = 'access.platform.io/guardrail';
 
 /**
  * The authorization stage of every request (kube's WithAuthorization), as the global guard:
@@ -40,6 +42,7 @@ export class AuthorizationGuard implements CanActivate {
     const result = await this.chain.authorize(attrs, { arrivedAt: receivedAt });
     addAuditAnnotation(audit, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
     addAuditAnnotation(audit, REASON_ANNOTATION, result.reason ?? '');
+    if (result.guardrail) addAuditAnnotation(audit, GUARDRAIL_ANNOTATION, result.guardrail);
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
     // The client had its 504 while the decision was awaited: the request goes no further.
     deadline?.check();

@@ -210,6 +210,9 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['create'], [ACCESS], ['policychangereviews']),
         resourceRule(['get', 'list'], [ACCESS], ['ruleusages', 'accessdenials', 'accessfindings']),
         resourceRule(['create'], [ACCESS], ['accesssuggestions']),
+        // Escalation paths are questions like the reviews; guardrails are read, never written, by reviewers.
+        resourceRule(['create'], [ACCESS], ['escalationpathreviews']),
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessguardrails']),
       ],
     },
     {

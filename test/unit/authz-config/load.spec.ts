@@ -90,7 +90,7 @@ describe('AuthorizationConfiguration: kube validation messages', () => {
     [
       'an unknown type',
       doc([{ type: 'Fancy', name: 'x' }]),
-      'authorizers[0].type: Unsupported value: "Fancy": supported values: "ABAC", "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"',
+      'authorizers[0].type: Unsupported value: "Fancy": supported values: "ABAC", "AlwaysAllow", "AlwaysDeny", "Guardrail", "Node", "RBAC", "Webhook"',
     ],
     ['a repeated non-webhook type', doc([{ type: 'AlwaysDeny', name: 'alwaysdeny' }, { type: 'AlwaysDeny', name: 'alwaysdeny' }]), 'authorizers[1].type: Duplicate value: "AlwaysDeny"'],
     ['a missing name', doc([{ type: 'Webhook', webhook: webhook() }]), 'authorizers[0].name: Required value'],
