@@ -52,10 +52,11 @@ export function objectChangesOf(spec: PolicyChangeSpec): PolicyObjectChange[] {
 /**
  * Authorizers whose grants the answer leaves out. Node is not one: it allows only users in
  * group system:nodes, and each subject is answered for on its own bindings, in no group.
+ * Guardrail is not one either: it grants nothing (what it denies is RBAC's grants still).
  */
 function notEnumerable(chain: AuthorizerChain): string[] {
   return chain.authorizers
-    .filter((a) => a.type !== 'RBAC' && a.type !== 'AlwaysDeny' && a.type !== 'Node')
+    .filter((a) => a.type !== 'RBAC' && a.type !== 'AlwaysDeny' && a.type !== 'Node' && a.type !== 'Guardrail')
     .map((a) => `authorizer ${a.name} (${a.type}) decides outside RBAC: its grants are not part of the answer`);
 }
 
