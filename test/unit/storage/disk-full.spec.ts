@@ -14,6 +14,7 @@ function answerTo(exception: unknown): { code?: number; headers: Record<string, 
   const res = {
     headersSent: false,
     setHeader: (name: string, value: string) => ((sent.headers[name] = value), res),
+    getHeader: (name: string) => sent.headers[name],
     status: (code: number) => ((sent.code = code), res),
     end: (body: string) => (sent.body = body),
   };
