@@ -42,10 +42,15 @@ export class CompiledGuardrail {
   readonly name: string;
   readonly message: string;
   readonly failurePolicy: GuardrailFailurePolicy;
-  private readonly rule: PolicyRule;
-  private readonly namespaces: ReadonlySet<string>;
+  /** Its match as a rule (read by the grant overlap check to pick the requests worth asking about). */
+  readonly rule: PolicyRule;
+  /** The namespaces it names (not those its selector matches). */
+  readonly namespaces: ReadonlySet<string>;
   private readonly selector: ParsedLabelSelector | null;
-  private readonly restrictsNamespaces: boolean;
+  /** Whether it matches only some namespaces (by name or selector). */
+  readonly restrictsNamespaces: boolean;
+  /** Whether a namespace selector is among them. */
+  readonly selectsNamespaces: boolean;
   /** null: everyone. */
   private readonly subjects: ReadonlySet<SubjectKey> | null;
   private readonly exceptions: ReadonlySet<SubjectKey>;
@@ -69,6 +74,7 @@ export class CompiledGuardrail {
     this.selector = match.namespaceSelector ? clusterRoleSelectorMatcher(match.namespaceSelector) : null;
     // A selector kube could not convert matches no namespace by labels (never every namespace).
     this.restrictsNamespaces = this.namespaces.size > 0 || match.namespaceSelector !== undefined;
+    this.selectsNamespaces = match.namespaceSelector !== undefined;
     this.subjects = Array.isArray(spec.subjects) && spec.subjects.length ? subjectKeys(spec.subjects) : null;
     this.exceptions = subjectKeys(spec.exceptions);
     if (typeof spec.condition === 'string' && spec.condition.trim()) {

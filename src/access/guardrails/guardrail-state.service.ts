@@ -76,6 +76,11 @@ export class GuardrailState implements BeforeApplicationShutdown {
 
   readonly namespaceLabels: NamespaceLabels = (namespace) => this.namespaces.get('', namespace)?.metadata?.labels;
 
+  /** The names of the namespaces that exist now. */
+  namespaceNames(): string[] {
+    return this.namespaces.list().map((n) => n.metadata?.name ?? '');
+  }
+
   /** The decision of the guardrails in force (or of `guardrails`, a set about to be written). */
   decide(attrs: AuthorizationAttributes, guardrails: readonly CompiledGuardrail[] = this.compiled): AuthorizationResult {
     if (guardrails.length === 0) return { decision: 'NoOpinion', reason: '' };

@@ -24,6 +24,11 @@ import { DecisionKind } from './request-decisions';
 import { loadAutoApproveEnvironment } from './auto-approve';
 import { matchPolicy } from './policy-matching';
 import { InformerWorld } from './informer-world';
+import { GuardrailsModule } from '../guardrails/guardrails.module';
+import { GuardrailState } from '../guardrails/guardrail-state.service';
+import { guardrailDenyingGrant } from '../guardrails/guardrail-grant-check';
+import { PolicyRule } from '../../apis/rbac/types';
+import { UserInfo } from '../../apimachinery/user-info';
 
 /** The request kinds' storage: the create check on every write path, and each new request counted. */
 class AccessRequestStorage extends PolicyBasedStorage {
@@ -43,7 +48,7 @@ const CACHE_SYNC_TIMEOUT_MS = 3000;
  * the policies (the requester is the authenticated caller); approval is ApprovalStorage's.
  * The controller that grants approved requests runs with the other controllers.
  */
-@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule], providers: [RbacEscalationCheck] })
+@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, GuardrailsModule], providers: [RbacEscalationCheck] })
 export class AccessRequestsModule implements OnModuleInit {
   private readonly log = new Logger('AccessRequests');
   private readonly world: InformerWorld;
@@ -53,6 +58,7 @@ export class AccessRequestsModule implements OnModuleInit {
     private readonly factory: GenericStorageFactory,
     private readonly escalation: RbacEscalationCheck,
     informers: SharedInformerFactory,
+    private readonly guardrails: GuardrailState,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
@@ -75,6 +81,7 @@ export class AccessRequestsModule implements OnModuleInit {
           sync: (receivedAt) => this.sync(receivedAt),
           escalation: (request) => this.escalation.check(request),
           deleteBinding: (request) => this.deleteBinding(request),
+          guardrailConflict: (request) => this.guardrailConflict(request),
           clock: this.clock,
           decisions: kinds,
         });
@@ -88,6 +95,26 @@ export class AccessRequestsModule implements OnModuleInit {
   private async sync(_receivedAt?: number): Promise<void> {
     const revision = await this.store.currentRevision();
     if (!(await this.world.syncedTo(revision, CACHE_SYNC_TIMEOUT_MS))) this.log.warn(`the access request caches are behind revision ${revision}`);
+    // A guardrail written just before the request or approval counts too.
+    await this.guardrails.ready();
+    if (!(await this.guardrails.followsStore.waitForRevision(BigInt(revision), CACHE_SYNC_TIMEOUT_MS))) this.log.warn(`the guardrail cache is behind revision ${revision}`);
+  }
+
+  /**
+   * Why a guardrail refuses the request (undefined: none does): one that applies to the
+   * requester denies something the requested role grants in the requested scope, so the
+   * binding would grant what the guardrail forbids (issue 35: approval is no bypass).
+   */
+  private guardrailConflict(request: AccessRequest): string | undefined {
+    const ref = request.spec.roleRef;
+    const namespace = request.metadata.namespace ?? '';
+    const role = this.world.role(ref.kind, namespace, ref.name) as { rules?: PolicyRule[] } | undefined;
+    const requester = request.spec.requester;
+    if (!role || !requester) return undefined;
+    const user: UserInfo = { username: requester.username, uid: requester.uid, groups: requester.groups ?? [], extra: requester.extra };
+    const conflict = guardrailDenyingGrant(this.guardrails, user, role.rules ?? [], namespace || null);
+    if (!conflict) return undefined;
+    return `access guardrail "${conflict.guardrail}" denies what ${ref.kind} "${ref.name}" grants${conflict.message ? `: ${conflict.message}` : ''}`;
   }
 
   /**
@@ -106,6 +133,8 @@ export class AccessRequestsModule implements OnModuleInit {
     if (!this.world.role(ref.kind, namespace, ref.name)) {
       throw errors.invalid(type.kind, type.group, name, [{ ...fieldErrors.notFound('spec.roleRef.name', ref.name), detail: `${ref.kind} "${ref.name}" does not exist${ref.kind === 'Role' ? ` in namespace "${namespace}"` : ''}` }]);
     }
+    const refusal = this.guardrailConflict(request);
+    if (refusal) throw errors.forbiddenResource(groupResource, name, refusal);
     const match = matchPolicy(request, this.world);
     if (match.policy) {
       // Recorded as the request is created (this check is the kind's admission).

@@ -29,6 +29,8 @@ export interface ApprovalDeps {
   escalation(request: AdmissionRequest): Promise<void>;
   /** Removes the binding of a revoked request at once. */
   deleteBinding(request: AccessRequest): Promise<void>;
+  /** Why a guardrail forbids what the request grants its requester (undefined: none does). */
+  guardrailConflict(request: AccessRequest): string | undefined;
   clock: Clock;
   /** The decisions this subresource takes: approve, deny and revoke (`approval`), or cancel (`cancellation`). */
   decisions: readonly DecisionKind[];
@@ -117,6 +119,9 @@ export class ApprovalStorage implements ResourceStorage {
     if (!namedApprover) throw refuse(`user "${user.username}" is not an approver of AccessRequestPolicy "${policy.metadata.name}"`);
     if (kind === 'approve') {
       if (request.status?.approvals?.some((a) => a.user === user.username)) throw conflict(`user "${user.username}" has already approved this request`);
+      // Guardrails may have appeared since the request was made; approval must not bypass them.
+      const guardrail = this.deps.guardrailConflict(request);
+      if (guardrail) throw refuse(guardrail);
       await this.checkEscalation(target, request, user, opts);
     }
     return policy;
