@@ -25,7 +25,7 @@ const noSecrets = (subjects: object[], exceptions: object[] = []) => ({
 describe('access requests and guardrails', () => {
   let server: TestServer;
   const identities = new Map<string, ClientIdentity>();
-  const GROUPS: Record<string, string[]> = { alice: ['devs'], erin: ['devs'], frank: ['contractors'], bob: ['leads'] };
+  const GROUPS: Record<string, string[]> = { alice: ['devs'], erin: ['devs'], frank: ['contractors'], bob: ['leads'], gina: ['auditors'] };
   const as = (name: string): ClientIdentity => identities.get(name) ?? identities.set(name, server.certFor(name, GROUPS[name] ?? [])).get(name)!;
   const request = (name: string, by: string, role: string) =>
     server.anonymous.post(requests, { metadata: { name }, spec: { roleRef: clusterRole(role), duration: '1h' } }, { as: as(by) });
@@ -98,5 +98,29 @@ describe('access requests and guardrails', () => {
     const after = (await server.admin.get(`${requests}/late`)).body;
     expect(after.status).toEqual({ phase: 'Pending', policy: 'payments' });
     expect((await server.admin.get(`${RBAC}/namespaces/${NS}/rolebindings/accessrequest-late`)).status).toBe(404);
+  });
+
+  it('refuses a cluster-wide request whose wildcard role reaches the namespace a guardrail protects', async () => {
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'read-anything' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get'] }] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'auditors-request' }, roleRef: clusterRole('access-requester'), subjects: [group('auditors')] });
+    await created(`${ACCESS}/accessrequestpolicies`, {
+      metadata: { name: 'auditors' },
+      spec: { roles: [{ kind: 'ClusterRole', names: ['read-anything', 'configmap-reader'] }], clusterWide: true, requesters: [group('auditors')], approvers: [group('leads')] },
+    });
+    await created(`${ACCESS}/accessguardrails`, {
+      metadata: { name: 'kube-system-secrets' },
+      spec: { match: { verbs: ['get'], apiGroups: [''], resources: ['secrets'], namespaces: ['kube-system'] }, subjects: [group('auditors')] },
+    });
+    const post = (name: string, role: string) =>
+      server.anonymous.post(`${ACCESS}/clusteraccessrequests`, { metadata: { name }, spec: { roleRef: clusterRole(role), duration: '1h' } }, { as: as('gina') });
+    const res = await post('wild', 'read-anything');
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Forbidden',
+      code: 403,
+      message: 'clusteraccessrequests.access.platform.io "wild" is forbidden: access guardrail "kube-system-secrets" denies what ClusterRole "read-anything" grants',
+    });
+    expect((await post('narrow', 'configmap-reader')).status).toBe(201);
   });
 });
