@@ -403,11 +403,18 @@ describe('field manager: apply and update sequences', () => {
   });
 
   it('31. entries are sorted Apply first, then by time, then by manager', () => {
-    const obj = run([
-      { update: 'zeta', object: () => widget({ spec: { replicas: 1 } }) as KubeObject },
-      { apply: 'beta', config: spec({ args: ['x'] }) },
-      { apply: 'alpha', config: spec({ tags: ['t'] }) },
-    ]);
+    // The three writes within one second, as the order by manager is what this case shows.
+    jest.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z') });
+    let obj: KubeObject;
+    try {
+      obj = run([
+        { update: 'zeta', object: () => widget({ spec: { replicas: 1 } }) as KubeObject },
+        { apply: 'beta', config: spec({ args: ['x'] }) },
+        { apply: 'alpha', config: spec({ tags: ['t'] }) },
+      ]);
+    } finally {
+      jest.useRealTimers();
+    }
     expect(obj.metadata.managedFields!.map((e) => `${e.operation}:${e.manager}`)).toEqual(['Apply:alpha', 'Apply:beta', 'Update:zeta']);
   });
 
