@@ -31,7 +31,13 @@ export function guardrailsBeforeRbac(authorizers: readonly Authorizer[]): Author
   return out;
 }
 
-function denial(guardrails: readonly Authorizer[], attrs: AuthorizationAttributes, user: UserInfo): AuthorizationResult | undefined {
+/** The identity a subject key (`u:name`, `g:name`) is judged as, as who-can judges it. */
+export function identityOfSubjectKey(key: string): UserInfo {
+  return key.startsWith('g:') ? identityOfGroup(key.slice(2)) : identityOfUser(key.slice(2));
+}
+
+/** The first guardrail's Deny of `attrs` asked as `user`, if any. */
+export function guardrailDenial(guardrails: readonly Authorizer[], attrs: AuthorizationAttributes, user: UserInfo): AuthorizationResult | undefined {
   for (const g of guardrails) {
     const result = g.authorize({ ...attrs, user });
     // Guardrails answer at once; an authorizer that would need awaiting is not a guardrail.
@@ -60,7 +66,7 @@ export function removeBlockedSubjects(
   ] as const) {
     for (const name of [...names]) {
       if (kind === 'Group' && name === SYSTEM_MASTERS) continue; // asked before any guardrail
-      const denied = denial(guardrails, attrs, identity(name));
+      const denied = guardrailDenial(guardrails, attrs, identity(name));
       if (!denied) continue;
       names.delete(name);
       blockedKeys.add(key(name));

@@ -14,6 +14,8 @@ import { AccessIndex, clusterRoleKey, roleKey } from './access-index';
 import { CandidatePolicy, PolicyObjectChange } from './policy-change-candidate';
 import { DiffBudget, diffSubject, DiffTooLarge } from './policy-change-diff';
 import { AssertionChecker, keyOfSubject } from './policy-change-assertions';
+import { guardrailsBeforeRbac } from './guardrail-blocking';
+import { applyGuardrails } from './policy-change-guardrails';
 import { DeniedChange, PermissionChange, PolicyChangeSpec, PolicyChangeStatus } from './policy-change-types';
 import { rbacKindOf } from './policy-change-validation';
 
@@ -71,13 +73,19 @@ export class PolicyChangeAnalyzer {
   async answer(spec: PolicyChangeSpec, caller: UserInfo): Promise<PolicyChangeStatus> {
     const changes = objectChangesOf(spec);
     const candidate = new CandidatePolicy(this.live, this.access, changes);
-    const { gained, lost } = changes.length ? this.diff(candidate, spec) : { gained: [], lost: [] };
+    const rbac = changes.length ? this.diff(candidate, spec) : { gained: [], lost: [] };
+    // What a guardrail denies the subject is not access it gains or loses, whatever RBAC says.
+    const guardrails = guardrailsBeforeRbac(this.chain.authorizers);
+    const gained = applyGuardrails(guardrails, rbac.gained, 'Gained');
+    const lost = applyGuardrails(guardrails, rbac.lost, 'Lost');
+    const blocked = [...gained.blocked, ...lost.blocked];
     const denied = await this.denied(changes, candidate, caller);
-    const assertions = spec.assertions?.length ? new AssertionChecker(candidate, this.access).check(spec.assertions) : undefined;
+    const assertions = spec.assertions?.length ? new AssertionChecker(candidate, this.access, guardrails).check(spec.assertions) : undefined;
     const outside = notEnumerable(this.chain);
     return {
-      gained,
-      lost,
+      gained: gained.kept,
+      lost: lost.kept,
+      ...(blocked.length ? { blockedByGuardrails: blocked } : {}),
       ...(denied.length ? { denied } : {}),
       ...(assertions ? { assertions } : {}),
       incomplete: outside.length > 0,

@@ -1,11 +1,12 @@
 import { UserInfo } from '../apimachinery/user-info';
 import { RoleBinding, Subject } from '../apis/rbac/types';
-import { AuthorizationAttributes } from '../authorization/authorizer';
+import { AuthorizationAttributes, Authorizer } from '../authorization/authorizer';
 import { IndexedBinding } from '../authorization/rbac/policy-index';
 import { RbacAuthorizer } from '../authorization/rbac/rbac-authorizer';
 import { fileSubject, SubjectKey } from '../authorization/rbac/subjects';
 import { nonResourceAttributes, resourceAttributes } from '../authorization/request-attributes';
 import { AccessIndex, resourceTokens } from './access-index';
+import { guardrailDenial, identityOfSubjectKey } from './guardrail-blocking';
 import { CandidatePolicy } from './policy-change-candidate';
 import { subjectOfKey, userOfKey } from './policy-change-diff';
 import { AccessQuestion, AssertionCounterexample, AssertionResult, PolicyAssertion } from './policy-change-types';
@@ -15,7 +16,9 @@ import { AccessQuestion, AssertionCounterexample, AssertionResult, PolicyAsserti
  * when there are no changes) by the RBAC authorizer itself over that policy: `can` and
  * `cannot` are SubjectAccessReviews of one subject; `onlySubjects` is a ResourceAccessReview
  * (candidates from the reverse indexes and the overlay, each confirmed by the authorizer)
- * compared with the expected set.
+ * compared with the expected set. The chain's guardrails before RBAC take away what they
+ * deny, asked as for who-can: a denied `can` fails naming the guardrail, a denied subject is
+ * not among `onlySubjects`.
  */
 
 /** The key a subject is found under (validation has refused malformed ones). */
@@ -59,6 +62,7 @@ export class AssertionChecker {
   constructor(
     private readonly candidate: CandidatePolicy,
     private readonly access: AccessIndex,
+    private readonly guardrails: readonly Authorizer[] = [],
   ) {
     this.authorizer = new RbacAuthorizer('rbac', candidate);
   }
@@ -71,14 +75,23 @@ export class AssertionChecker {
     if (a.can || a.cannot) {
       const q = (a.can ?? a.cannot)!;
       const subject = q.subject!;
-      const result = this.authorizer.authorize(attributesFor(userOfKey(keyOfSubject(subject)), q));
-      const allowed = result.decision === 'Allow';
+      const key = keyOfSubject(subject);
+      const result = this.authorizer.authorize(attributesFor(userOfKey(key), q));
+      const blocker = result.decision === 'Allow' ? this.guardrailDenying(key, q) : undefined;
+      const allowed = result.decision === 'Allow' && !blocker;
       const action = describeQuestion(q);
       if (a.can) {
-        return allowed
-          ? { passed: true, message: `${describeSubject(subject)} can ${action}` }
-          : { passed: false, message: `${describeSubject(subject)} cannot ${action}`, counterexamples: [{ subject }] };
+        if (allowed) return { passed: true, message: `${describeSubject(subject)} can ${action}` };
+        if (blocker) {
+          return {
+            passed: false,
+            message: `${describeSubject(subject)} cannot ${action}: access guardrail "${blocker}" denies it`,
+            counterexamples: [{ subject, ...(result.grantedBy instanceof IndexedBinding ? grantOf(result.grantedBy) : {}), guardrail: blocker }],
+          };
+        }
+        return { passed: false, message: `${describeSubject(subject)} cannot ${action}`, counterexamples: [{ subject }] };
       }
+      if (blocker) return { passed: true, message: `${describeSubject(subject)} cannot ${action}: access guardrail "${blocker}" denies it` };
       if (!allowed) return { passed: true, message: `${describeSubject(subject)} cannot ${action}` };
       const granted = result.grantedBy instanceof IndexedBinding ? grantOf(result.grantedBy) : {};
       return { passed: false, message: `${describeSubject(subject)} can ${action}`, counterexamples: [{ subject, ...granted }] };
@@ -117,8 +130,16 @@ export class AssertionChecker {
     const allowed = new Map<SubjectKey, IndexedBinding | undefined>();
     for (const key of keys) {
       const result = this.authorizer.authorize(attributesFor(userOfKey(key), q));
-      if (result.decision === 'Allow') allowed.set(key, result.grantedBy instanceof IndexedBinding ? result.grantedBy : undefined);
+      if (result.decision === 'Allow' && !this.guardrailDenying(key, q)) allowed.set(key, result.grantedBy instanceof IndexedBinding ? result.grantedBy : undefined);
     }
     return allowed;
+  }
+
+  /** The name of the guardrail that denies the subject the action, if one does. */
+  private guardrailDenying(key: SubjectKey, q: AccessQuestion): string | undefined {
+    if (!this.guardrails.length) return undefined;
+    const user = identityOfSubjectKey(key);
+    const denied = guardrailDenial(this.guardrails, attributesFor(user, q), user);
+    return denied ? (denied.guardrail ?? '') : undefined;
   }
 }

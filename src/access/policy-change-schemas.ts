@@ -83,10 +83,25 @@ const permissionChangeSchema = struct(
     exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
     except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
     via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+    restrictedByGuardrails: field(strings(), 'Access guardrails that deny the subject part of this wildcard or cluster-wide entry: that part is neither gained nor lost.'),
   },
   {
     typeName: 'v1.PermissionChange',
     description: 'PermissionChange is one class of actions a subject gains or loses: every request in it is allowed after and not before (or the reverse).',
+  },
+);
+
+const blockedSchema = struct(
+  {
+    direction: field(string(), '`Gained` or `Lost`: the list RBAC alone would put the entry in.'),
+    entry: field(permissionChangeSchema, 'The entry RBAC grants (or takes away).'),
+    guardrail: field(string(), 'Name of the AccessGuardrail that denies it to the subject.'),
+    reason: field(string(), "The guardrail's reason, as a SubjectAccessReview gives it."),
+  },
+  {
+    required: ['direction', 'entry', 'guardrail'],
+    typeName: 'v1.GuardrailBlockedPermissionChange',
+    description: 'GuardrailBlockedPermissionChange is an entry RBAC would grant or take away that an access guardrail denies the subject, so its access does not change.',
   },
 );
 
@@ -106,6 +121,7 @@ const counterexampleSchema = struct(
     subject: field(subjectSchema, 'The subject.'),
     binding: field(bindingReferenceSchema, 'The binding that grants it, when the failure is an allowed subject.'),
     role: field(roleReferenceSchema, 'The role of that binding.'),
+    guardrail: field(string(), 'The access guardrail that denies the subject what RBAC grants it.'),
   },
   { typeName: 'v1.AssertionCounterexample', description: 'AssertionCounterexample is a subject (and binding) that makes an assertion fail.' },
 );
@@ -125,6 +141,7 @@ const statusSchema = struct(
   {
     gained: field(atomicList(permissionChangeSchema), 'What subjects may do after the changes and not before.'),
     lost: field(atomicList(permissionChangeSchema), 'What subjects may do before the changes and not after.'),
+    blockedByGuardrails: field(atomicList(blockedSchema), 'Entries RBAC would add to gained or lost that an access guardrail denies the subject: not access it gains or loses.'),
     denied: field(atomicList(deniedSchema), 'Changes the caller could not make, with the reason.'),
     assertions: field(atomicList(assertionResultSchema), 'The result of each assertion, in order.'),
     incomplete: field(boolean(), 'True when authorizers outside RBAC take part in decisions: their grants are not in the answer.'),

@@ -71,6 +71,16 @@ export interface PermissionChange {
   exceptNamespaces?: string[];
   except?: { verbs?: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
   via: PermissionCause[];
+  /** Guardrails that deny the subject part of this entry (a wildcard or cluster-wide one): that part is not gained or lost. */
+  restrictedByGuardrails?: string[];
+}
+
+/** A gained or lost entry a guardrail denies its subject: RBAC's answer changes, the subject's access does not. */
+export interface BlockedPermissionChange {
+  direction: 'Gained' | 'Lost';
+  entry: PermissionChange;
+  guardrail: string;
+  reason: string;
 }
 
 export interface DeniedChange {
@@ -86,6 +96,8 @@ export interface AssertionCounterexample {
   subject: Subject;
   binding?: BindingReference;
   role?: RoleReference;
+  /** The guardrail that denies the subject what RBAC grants it. */
+  guardrail?: string;
 }
 
 export interface AssertionResult {
@@ -100,6 +112,7 @@ export interface AssertionResult {
 export interface PolicyChangeStatus {
   gained: PermissionChange[];
   lost: PermissionChange[];
+  blockedByGuardrails?: BlockedPermissionChange[];
   denied?: DeniedChange[];
   assertions?: AssertionResult[];
   incomplete: boolean;

@@ -220,4 +220,56 @@ describe('PolicyChangeReview (access.platform.io/v1)', () => {
     const garbage = await server.admin.request('POST', `${ACCESS}/policychangereviews`, { raw: '{"spec": ', contentType: 'application/json' });
     expect(garbage.status).toBe(400);
   });
+
+  it('follows guardrails: what one denies the subject is not gained but reported as blocked, and assertions see it', async () => {
+    const guardrails = `${ACCESS}/accessguardrails`;
+    const spec = { match: { verbs: ['*'], apiGroups: [''], resources: ['secrets'] }, subjects: [subject('User', 'alice')], message: 'secrets are for the SRE group' };
+    expect((await server.admin.post(guardrails, { metadata: { name: 'alice-no-secrets' }, spec })).status).toBe(201);
+    try {
+      const binding = roleBinding('prod', 'alice-secrets', roleRef('ClusterRole', 'secret-reader'), [subject('User', 'alice')]);
+      const cluster = { apiVersion: API, kind: 'ClusterRoleBinding', metadata: { name: 'alice-all-secrets' }, roleRef: roleRef('ClusterRole', 'secret-reader'), subjects: [subject('User', 'alice')] };
+      const alice = { kind: 'User', name: 'alice' };
+      const question = { verb: 'get', resource: 'secrets', namespace: 'prod' };
+      const body = {
+        changes: [{ object: binding }],
+        assertions: [
+          { can: { subject: alice, ...question } },
+          { cannot: { subject: alice, ...question } },
+          { onlySubjects: { subjects: [subject('User', 'bob')], ...question } },
+        ],
+      };
+      // The guardrail reaches the review's authorizer through its informer.
+      let status: { blockedByGuardrails?: unknown[]; assertions: { passed: boolean; message: string; counterexamples?: unknown[] }[] } = { assertions: [] };
+      await eventually(async () => {
+        const res = await ask(body);
+        expect(res.status).toBe(201);
+        expect(res.body.status.gained).toEqual([]);
+        status = res.body.status;
+      });
+      const reason = 'access guardrail "alice-no-secrets": secrets are for the SRE group';
+      const blocked = (verb: string, namespace?: string) => ({
+        direction: 'Gained',
+        entry: expect.objectContaining({ subject: subject('User', 'alice'), verb, resource: 'secrets', ...(namespace ? { namespace } : {}) }),
+        guardrail: 'alice-no-secrets',
+        reason,
+      });
+      expect(status.blockedByGuardrails).toEqual([blocked('get', 'prod'), blocked('list', 'prod')]);
+      expect(status.assertions[0]).toMatchObject({
+        passed: false,
+        message: 'User alice cannot get secrets in namespace prod: access guardrail "alice-no-secrets" denies it',
+        counterexamples: [expect.objectContaining({ subject: subject('User', 'alice'), guardrail: 'alice-no-secrets' })],
+      });
+      expect(status.assertions[1]).toMatchObject({ passed: true });
+      expect(status.assertions[2].passed).toBe(false);
+      expect(status.assertions[2].message).not.toContain('User alice');
+      expect(status.assertions[2].counterexamples).not.toContainEqual(expect.objectContaining({ subject: subject('User', 'alice') }));
+      // A cluster-wide grant is denied everywhere too (the collection and any name, cluster-wide and in any namespace).
+      const everywhere = (await ask({ changes: [{ object: cluster }] })).body.status;
+      expect(everywhere.gained).toEqual([]);
+      expect(everywhere.blockedByGuardrails).toEqual([blocked('get'), blocked('list')]);
+      expect(everywhere.blockedByGuardrails[0].entry.namespace).toBeUndefined();
+    } finally {
+      expect((await server.admin.delete(`${guardrails}/alice-no-secrets`)).status).toBe(200);
+    }
+  });
 });

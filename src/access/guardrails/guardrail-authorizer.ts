@@ -1,6 +1,8 @@
 import { UserInfo } from '../../apimachinery/user-info';
 import { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolution } from '../../authorization/authorizer';
 import { StoreFollowingState } from '../../authorization/decision-consistency';
+import { PolicyRule } from '../../apis/rbac/types';
+import { GuardrailConflict, guardrailDenyingGrant } from './guardrail-grant-check';
 import { GuardrailState } from './guardrail-state.service';
 
 export const GUARDRAIL_AUTHORIZER_TYPE = 'Guardrail';
@@ -24,6 +26,11 @@ export class GuardrailAuthorizer implements Authorizer {
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {
     return this.state.decide(attrs);
+  }
+
+  /** The first guardrail that would deny `user` part of what `rules` allow in `namespace` (null: everywhere). */
+  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null): GuardrailConflict | undefined {
+    return guardrailDenyingGrant(this.state, user, rules, namespace);
   }
 
   /**

@@ -7,6 +7,11 @@ import { PolicyIndex } from '../../../src/authorization/rbac/policy-index';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { PolicyRule, Subject } from '../../../src/apis/rbac/types';
 import { UserInfo } from '../../../src/apimachinery/user-info';
+import { AuthorizationAttributes } from '../../../src/authorization/authorizer';
+import { CompiledGuardrail, decideWithGuardrails } from '../../../src/access/guardrails/compiled-guardrail';
+import { GuardrailAuthorizer } from '../../../src/access/guardrails/guardrail-authorizer';
+import { GuardrailState } from '../../../src/access/guardrails/guardrail-state.service';
+import { AccessGuardrail } from '../../../src/access/guardrails/guardrail-types';
 import { clusterRole, clusterRoleBinding, G, indexOf, Objects, req, role, roleBinding, U, url, user } from '../authorization/rbac-fixtures';
 
 /**
@@ -211,5 +216,42 @@ describe('PolicyChangeReview bounds', () => {
   it('answers only for the namespaces and subjects of spec.scope', async () => {
     const status = await analyzer({ maxSubjectScopes: 3, maxRuleChecks: 1e6 }).answer({ changes: [widened], scope: { namespaces: ['n2'], subjects: [U('bob')] } }, ADMIN);
     expect(status.gained.map((e) => [e.subject.name, e.namespace, e.verb])).toEqual([['bob', 'n2', 'list']]);
+  });
+});
+
+describe('PolicyChangeReview with a guardrail in the chain', () => {
+  // A GuardrailState stand-in: the compiled guardrails decided by the authorizer's own code, no informer.
+  function guardrailChain(live: PolicyIndex, spec: AccessGuardrail['spec']): AuthorizerChain {
+    const compiled = [new CompiledGuardrail({ metadata: { name: 'g' }, spec } as AccessGuardrail, () => { throw new Error('no conditions here'); })];
+    const state = {
+      all: compiled,
+      namespaceNames: () => ['n1', 'n2'],
+      decide: (attrs: AuthorizationAttributes, gs: readonly CompiledGuardrail[] = compiled) => decideWithGuardrails(gs, attrs, () => undefined, false),
+    } as unknown as GuardrailState;
+    const chain = new AuthorizerChain();
+    chain.replace([new GuardrailAuthorizer('guardrail', state), new RbacAuthorizer('rbac', live)]);
+    return chain;
+  }
+  const grant = (objects: Objects, spec: AccessGuardrail['spec'], changes: PolicyChangeItem[]) => {
+    const live = indexOf(objects);
+    return new PolicyChangeAnalyzer(live, new AccessIndex(live), guardrailChain(live, spec)).answer({ changes }, ADMIN);
+  };
+  const readSecrets = clusterRole('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }]);
+
+  it('moves what the guardrail denies to blockedByGuardrails, keeps the rest', async () => {
+    const status = await grant({ clusterRoles: [readSecrets] }, { match: { verbs: ['*'], apiGroups: [''], resources: ['secrets'] }, subjects: [U('alice')] }, [
+      { object: roleBinding('n1', 'b', 'ClusterRole', 'reader', [U('alice'), U('bob')]) },
+    ]);
+    expect(status.gained.map((e) => e.subject.name)).toEqual(['bob']);
+    expect(status.blockedByGuardrails).toEqual([expect.objectContaining({ direction: 'Gained', guardrail: 'g', entry: expect.objectContaining({ subject: U('alice'), namespace: 'n1', verb: 'get' }) })]);
+    expect(status.incomplete).toBe(false);
+  });
+
+  it('keeps a cluster-wide entry a namespace-restricted guardrail denies in part, naming it', async () => {
+    const status = await grant({ clusterRoles: [readSecrets] }, { match: { verbs: ['*'], apiGroups: [''], resources: ['secrets'], namespaces: ['n2'] }, subjects: [U('alice')] }, [
+      { object: clusterRoleBinding('b', 'reader', [U('alice')]) },
+    ]);
+    expect(status.blockedByGuardrails).toBeUndefined();
+    expect(status.gained).toEqual([expect.objectContaining({ subject: U('alice'), verb: 'get', restrictedByGuardrails: ['g'] })]);
   });
 });
