@@ -3,6 +3,7 @@ import { UserInfo } from '../apimachinery/user-info';
 import { ClusterRole, PolicyRule, RBAC_GROUP, Role, RoleBinding } from '../apis/rbac/types';
 import {
   CLUSTER_ROLE_BINDINGS_RESOURCE,
+  collectRules,
   PolicyIndex,
   RbacKind,
   ROLE_BINDINGS_RESOURCE,
@@ -149,14 +150,7 @@ export class CandidatePolicy implements RuleVisiting {
   }
 
   rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
-    const rules: PolicyRule[] = [];
-    const errors: string[] = [];
-    this.visitRulesFor(user, namespace, (_source, rule, error) => {
-      if (rule) rules.push(rule);
-      if (error) errors.push(error);
-      return true;
-    });
-    return { rules, errors };
+    return collectRules(this, user, namespace);
   }
 
   /**

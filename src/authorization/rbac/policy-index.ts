@@ -131,6 +131,18 @@ export interface RuleVisiting {
   visitRulesFor(user: UserInfo, namespace: string, visitor: RuleVisitor): void;
 }
 
+/** Every rule a visit finds for the caller in the namespace, and the errors met (kube's RulesFor). */
+export function collectRules(rules: RuleVisiting, user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  const found: PolicyRule[] = [];
+  const errors: string[] = [];
+  rules.visitRulesFor(user, namespace, (_source, rule, error) => {
+    if (rule) found.push(rule);
+    if (error) errors.push(error);
+    return true;
+  });
+  return { rules: found, errors };
+}
+
 /** A binding that applies to a caller, and the subject through which it does. */
 export interface AppliedBinding {
   kind: BindingKind;
@@ -246,14 +258,7 @@ export class PolicyIndex implements RuleVisiting {
 
   /** Every rule applying to the caller in the namespace, and the errors met (kube's RulesFor); the rules are the index's own, read-only. */
   rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
-    const rules: PolicyRule[] = [];
-    const errors: string[] = [];
-    this.visitRulesFor(user, namespace, (_source, rule, error) => {
-      if (rule) rules.push(rule);
-      if (error) errors.push(error);
-      return true;
-    });
-    return { rules, errors };
+    return collectRules(this, user, namespace);
   }
 
   /** The bindings that apply to the caller: cluster-wide, and in `namespace` when given. */
