@@ -37,12 +37,10 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  */
 @Module({
   imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule],
-  providers: [BindingUsageService],
-  exports: [BindingUsageService],
+  providers: [BindingUsageService, { provide: AccessIndex, useFactory: (policy: RbacIndex) => new AccessIndex(policy), inject: [RbacIndex] }],
+  exports: [BindingUsageService, AccessIndex],
 })
 export class AccessModule implements OnModuleInit, OnModuleDestroy {
-  private index: AccessIndex | undefined;
-
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly chain: AuthorizerChain,
@@ -50,10 +48,11 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
     private readonly usage: BindingUsageService,
     private readonly continueTokens: ContinueTokenService,
+    private readonly index: AccessIndex,
   ) {}
 
   onModuleInit(): void {
-    const index = (this.index = new AccessIndex(this.policy));
+    const index = this.index;
     const analyzer = new AccessAnalyzer(this.chain, this.policy, index);
     const attributeOptions = () => ({ authorizeWithSelectors: this.options.featureGates.enabled('AuthorizeWithSelectors') });
     const normalize = (spec: SelfSubjectAccessReviewSpec) => {
@@ -101,6 +100,6 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    this.index?.close();
+    this.index.close();
   }
 }

@@ -45,7 +45,7 @@ const grantSchema = struct(
 
 const stepSchema = struct(
   {
-    capability: field(string(), 'impersonate, create-pod (run a pod as the service account), create-token (serviceaccounts/token), read-token-secret, nodes-proxy (exec into a pod through its node), bind or escalate.'),
+    capability: field(string(), 'impersonate, constrained-impersonate (impersonate:<mode> on the identity; usable where the actor holds impersonate-on:<mode>:<verb>), create-pod (run a pod as the service account), create-token (serviceaccounts/token), read-token-secret, nodes-proxy (exec into a pod through its node), bind or escalate.'),
     actor: field(string(), 'The identity that takes the step.'),
     uses: field(
       atomicList(struct({ permission: field(permissionSchema, 'The permission.'), grantedBy: field(grantSchema, 'What allows it.') }, { typeName: 'v1.StepUse', description: 'A permission and its grant.' })),
@@ -53,7 +53,9 @@ const stepSchema = struct(
     ),
     yields: field(
       struct(
-        { user: field(string(), 'The user name it yields.'), groups: field(strings(), 'Its groups.'), clusterRole: field(string(), 'The ClusterRole it binds to the actor.') },
+        { user: field(string(), 'The user name it yields.'), groups: field(strings(), 'Its groups.'), clusterRole: field(string(), 'The ClusterRole it binds to the actor.'),
+          impersonationMode: field(string(), 'Constrained impersonation: the mode (user-info, serviceaccount, arbitrary-node); the identity acts only where the actor holds impersonate-on:<mode>:<verb>, which the next steps list.'),
+        },
         { typeName: 'v1.StepYield', description: 'What a step yields.' },
       ),
       'The identity (or role) the step yields.',

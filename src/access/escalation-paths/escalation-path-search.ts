@@ -8,6 +8,7 @@ import { ruleAllows, rulesAllow } from '../../authorization/rbac/rule-matching';
 import { serviceAccountUsername } from '../../authorization/rbac/subjects';
 import { resourceAttributes } from '../../authorization/request-attributes';
 import { GROUP_KIND, RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND } from '../../apis/rbac/types';
+import { ConstrainedMode, impersonateOnVerb, impersonateVerb } from '../../authentication/impersonation/constrained-impersonation';
 import { Capability, EscalationPath, PathStep, StepGrant, StepPermission } from './escalation-path-types';
 
 /**
@@ -17,6 +18,11 @@ import { Capability, EscalationPath, PathStep, StepGrant, StepPermission } from 
  * and so exec-ing into its pods) or a role (bind, escalate). Every permission is asked of the
  * chain itself (guardrails, Node, RBAC, webhooks), traced so that nothing is counted as a
  * grant. Shortest paths come first; the first identity that reaches the target ends its branch.
+ *
+ * Constrained impersonation (`impersonate:<mode>` on the identity) yields the identity only for
+ * the actions the impersonator also holds `impersonate-on:<mode>:<verb>` for: every later
+ * permission of that identity is asked twice, of the identity and as `impersonate-on` of the
+ * impersonator, and such an identity cannot impersonate again (kube takes one level).
  */
 
 export interface SearchLimits {
@@ -37,9 +43,16 @@ export interface SearchWorld {
   arrivedAt?: number;
 }
 
-interface Identity {
+/** An identity reached by constrained impersonation: usable only where the impersonator holds `impersonate-on:<mode>:<verb>`. */
+export interface Restriction {
+  impersonator: UserInfo;
+  mode: ConstrainedMode;
+}
+
+export interface Identity {
   key: string;
   user: UserInfo;
+  via?: Restriction;
 }
 
 interface ServiceAccountRef {
@@ -48,21 +61,29 @@ interface ServiceAccountRef {
 }
 
 const RBAC = 'rbac.authorization.platform.io';
+const AUTHENTICATION = 'authentication.platform.io';
 const SA_PREFIX = 'system:serviceaccount:';
+const NODES_GROUP = 'system:nodes';
 
 export function serviceAccountIdentity(namespace: string, name: string): UserInfo {
   return { username: serviceAccountUsername(namespace, name), groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, ALL_AUTHENTICATED] };
 }
 
-const identityKey = (user: UserInfo) => `${user.username}\u0000${[...user.groups].sort().join(',')}`;
-const identity = (user: UserInfo): Identity => ({ key: identityKey(user), user });
+export const identityKey = (user: UserInfo) => `${user.username}\u0000${[...user.groups].sort().join(',')}`;
+export const identity = (user: UserInfo, via?: Restriction): Identity =>
+  via ? { key: `${identityKey(user)}\u0002${identityKey(via.impersonator)}\u0002${via.mode}`, user, via } : { key: identityKey(user), user };
+export const nodeIdentity = (node: string): UserInfo => ({ username: `system:node:${node}`, groups: [NODES_GROUP, ALL_AUTHENTICATED] });
+const actorLabel = (user: UserInfo) => user.username || `member of ${user.groups.join(', ')}`;
+/** What a step yields, as the identity the next step is taken by. */
+export const yieldedIdentity = (step: PathStep, impersonator: UserInfo): Identity =>
+  identity({ username: step.yields.user ?? '', groups: step.yields.groups ?? [] }, step.yields.impersonationMode ? { impersonator, mode: step.yields.impersonationMode as ConstrainedMode } : undefined);
 
 function permissionAttrs(user: UserInfo, p: StepPermission): AuthorizationAttributes {
   return resourceAttributes({ user, verb: p.verb, apiGroup: p.group, apiVersion: '*', resource: p.resource, subresource: p.subresource, namespace: p.namespace, name: p.name });
 }
 
 /** The candidates the policy and the store offer: who is bound to anything, who pods run as, whose tokens are stored. */
-class Candidates {
+export class Candidates {
   readonly users = new Set<string>();
   readonly groups = new Set<string>();
   readonly serviceAccounts = new Map<string, ServiceAccountRef>();
@@ -117,8 +138,22 @@ interface Frontier {
   steps: PathStep[];
 }
 
+/** A subject of the policy, as the identity it stands for. */
+export interface PolicySubject {
+  user: UserInfo;
+  label: string;
+  subject: { kind: 'User' | 'Group' | 'ServiceAccount'; name: string; namespace?: string };
+}
+
+/** A way to reach an identity: the capability, the permissions it needs (the first is the one to ask "who can" about) and what it yields. */
+export interface StepEdge {
+  capability: Capability;
+  permissions: StepPermission[];
+  yields: PathStep['yields'];
+}
+
 export class EscalationPathSearch {
-  private readonly candidates: Candidates;
+  readonly candidates: Candidates;
   /** The ClusterRoles that grant the target (bind or escalate into them reaches it). */
   private readonly powerfulRoles: string[];
   private readonly answers = new Map<string, StepGrant | null>();
@@ -128,8 +163,8 @@ export class EscalationPathSearch {
 
   constructor(
     private readonly world: SearchWorld,
-    private readonly target: StepPermission,
-    private readonly limits: SearchLimits,
+    readonly target: StepPermission,
+    readonly limits: SearchLimits,
   ) {
     this.candidates = new Candidates(world);
     const targetAttrs = permissionAttrs({ username: '', groups: [] }, target);
@@ -137,6 +172,11 @@ export class EscalationPathSearch {
       .filter((role) => rulesAllow(role.rules ?? [], targetAttrs))
       .map((role) => role.metadata.name ?? '')
       .sort();
+  }
+
+  /** Authorizer decisions asked so far. */
+  get decisionCount(): number {
+    return this.decisions;
   }
 
   /**
@@ -151,9 +191,10 @@ export class EscalationPathSearch {
     seen.add(frontier[0].at.key);
     for (let depth = 0; frontier.length; depth++) {
       for (const { at, steps } of frontier) {
-        if (await this.allowed(at.user, this.target)) paths.push({ subject: subjectLabel, steps });
+        const held = await this.holdsTarget(at, steps);
+        if (held) paths.push({ subject: subjectLabel, steps: held });
         else if (depth < this.limits.maxSteps) {
-          const binding = await this.bindStep(at.user);
+          const binding = await this.bindStep(at);
           if (binding) paths.push({ subject: subjectLabel, steps: [...steps, binding] });
         }
       }
@@ -166,9 +207,10 @@ export class EscalationPathSearch {
       const next: Frontier[] = [];
       for (const { at, steps } of frontier) {
         if (seen.size >= this.limits.maxIdentities || this.exhausted) return { paths, incomplete: true };
-        for (const step of await this.identitySteps(at.user)) {
-          const yielded = identity({ username: step.yields.user ?? '', groups: step.yields.groups ?? [] });
-          if (seen.has(yielded.key)) continue; // cycles are cut: an identity is reached once, by its shortest path
+        for (const step of await this.identitySteps(at)) {
+          const yielded = yieldedIdentity(step, at.user);
+          // Cycles are cut: an identity is reached once, by its shortest path (and a restricted one not once it is held whole).
+          if (seen.has(yielded.key) || (yielded.via && seen.has(identityKey(yielded.user)))) continue;
           seen.add(yielded.key);
           next.push({ at: yielded, steps: [...steps, step] });
         }
@@ -179,20 +221,22 @@ export class EscalationPathSearch {
   }
 
   /** Every subject of the policy as the identity it stands for, users, then groups, then service accounts. */
-  subjects(): Array<{ user: UserInfo; label: string }> {
+  subjects(): PolicySubject[] {
     const c = this.candidates;
     return [
-      ...[...c.users].sort().map((name) => ({ user: { username: name, groups: [ALL_AUTHENTICATED] }, label: name })),
+      ...[...c.users].sort().map((name): PolicySubject => ({ user: { username: name, groups: [ALL_AUTHENTICATED] }, label: name, subject: { kind: 'User', name } })),
       ...[...c.groups]
         .sort()
         .filter((g) => g !== 'system:masters')
-        .map((g) => ({ user: { username: '', groups: [g, ALL_AUTHENTICATED] }, label: `group:${g}` })),
-      ...[...c.serviceAccounts.values()].map((sa) => ({ user: serviceAccountIdentity(sa.namespace, sa.name), label: serviceAccountUsername(sa.namespace, sa.name) })),
+        .map((g): PolicySubject => ({ user: { username: '', groups: [g, ALL_AUTHENTICATED] }, label: `group:${g}`, subject: { kind: 'Group', name: g } })),
+      ...[...c.serviceAccounts.values()].map(
+        (sa): PolicySubject => ({ user: serviceAccountIdentity(sa.namespace, sa.name), label: serviceAccountUsername(sa.namespace, sa.name), subject: { kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace } }),
+      ),
     ];
   }
 
   /** The grant of a permission to a user (from a traced decision), or null when not allowed. */
-  private async grantOf(user: UserInfo, permission: StepPermission): Promise<StepGrant | null> {
+  async grantOf(user: UserInfo, permission: StepPermission): Promise<StepGrant | null> {
     const key = `${identityKey(user)}\u0001${JSON.stringify(permission)}`;
     const cached = this.answers.get(key);
     if (cached !== undefined) return cached;
@@ -222,19 +266,44 @@ export class EscalationPathSearch {
     return grant;
   }
 
-  private async allowed(user: UserInfo, permission: StepPermission): Promise<boolean> {
-    return (await this.grantOf(user, permission)) !== null;
+  /**
+   * The uses of permissions by an identity, or undefined when one is not granted: a restricted
+   * identity's each also needs the impersonator's `impersonate-on:<mode>:<verb>` on the same attributes.
+   */
+  private async usesOf(at: Identity, permissions: StepPermission[]): Promise<PathStep['uses'] | undefined> {
+    const uses: PathStep['uses'] = [];
+    for (const permission of permissions) {
+      const grantedBy = await this.grantOf(at.user, permission);
+      if (!grantedBy) return undefined;
+      uses.push({ permission, grantedBy });
+      if (!at.via) continue;
+      const onBehalf = { ...permission, verb: impersonateOnVerb(at.via.mode, permission.verb) };
+      const allowedBy = await this.grantOf(at.via.impersonator, onBehalf);
+      if (!allowedBy) return undefined;
+      uses.push({ permission: onBehalf, grantedBy: allowedBy });
+    }
+    return uses;
   }
 
   /** A step that uses every permission given, or undefined when one is not granted. */
-  private async step(user: UserInfo, capability: Capability, permissions: StepPermission[], yields: PathStep['yields']): Promise<PathStep | undefined> {
-    const uses: PathStep['uses'] = [];
-    for (const permission of permissions) {
-      const grantedBy = await this.grantOf(user, permission);
-      if (!grantedBy) return undefined;
-      uses.push({ permission, grantedBy });
-    }
-    return { capability, actor: user.username || `member of ${user.groups.join(', ')}`, uses, yields };
+  async step(at: Identity, edge: StepEdge): Promise<PathStep | undefined> {
+    const uses = await this.usesOf(at, edge.permissions);
+    if (!uses) return undefined;
+    const actor = at.via ? `${actorLabel(at.user)} (impersonated by ${actorLabel(at.via.impersonator)})` : actorLabel(at.user);
+    return { capability: edge.capability, actor, uses, yields: edge.yields };
+  }
+
+  /**
+   * Whether the identity holds the target, as the steps that reach it: those given, unchanged
+   * for a whole identity; for one reached by constrained impersonation, its last step (that
+   * impersonation) also uses the target, as the identity and as `impersonate-on`.
+   */
+  async holdsTarget(at: Identity, steps: PathStep[]): Promise<PathStep[] | undefined> {
+    const uses = await this.usesOf(at, [this.target]);
+    if (!uses) return undefined;
+    if (!at.via) return steps;
+    const last = steps[steps.length - 1];
+    return [...steps.slice(0, -1), { ...last, uses: [...last.uses, ...uses] }];
   }
 
   /**
@@ -243,81 +312,119 @@ export class EscalationPathSearch {
    * the role's permissions is reaching the target already); or writing such a role, which
    * needs `escalate`, then binding it.
    */
-  private async bindStep(user: UserInfo): Promise<PathStep | undefined> {
+  async bindStep(at: Identity): Promise<PathStep | undefined> {
     const namespace = this.target.namespace ?? '';
     const bindingResource = namespace ? 'rolebindings' : 'clusterrolebindings';
     const createBinding: StepPermission = { verb: 'create', group: RBAC, resource: bindingResource, ...(namespace ? { namespace } : {}) };
-    if (!(await this.allowed(user, createBinding))) return undefined;
+    if (!(await this.usesOf(at, [createBinding]))) return undefined;
     for (const role of this.powerfulRoles) {
       const bind: StepPermission = { verb: 'bind', group: RBAC, resource: 'clusterroles', name: role };
-      const step = await this.step(user, 'bind', [createBinding, bind], { clusterRole: role });
+      const step = await this.step(at, { capability: 'bind', permissions: [createBinding, bind], yields: { clusterRole: role } });
       if (step) return step;
     }
     const createRole: StepPermission = { verb: 'create', group: RBAC, resource: 'clusterroles' };
     const escalate: StepPermission = { verb: 'escalate', group: RBAC, resource: 'clusterroles' };
     const bindAny: StepPermission = { verb: 'bind', group: RBAC, resource: 'clusterroles' };
-    return this.step(user, 'escalate', [createRole, escalate, createBinding, bindAny], { clusterRole: '(a new ClusterRole granting the target)' });
+    return this.step(at, { capability: 'escalate', permissions: [createRole, escalate, createBinding, bindAny], yields: { clusterRole: '(a new ClusterRole granting the target)' } });
   }
 
-  /** Every identity one step away. */
-  private async identitySteps(user: UserInfo): Promise<PathStep[]> {
+  /** Legacy impersonation of a user (a node: with its group). */
+  userImpersonation(name: string): StepEdge {
+    if (this.candidates.nodes.has(name.slice('system:node:'.length)) && name.startsWith('system:node:')) {
+      const node = nodeIdentity(name.slice('system:node:'.length));
+      return {
+        capability: 'impersonate',
+        permissions: [
+          { verb: 'impersonate', group: '', resource: 'users', name },
+          { verb: 'impersonate', group: '', resource: 'groups', name: NODES_GROUP },
+        ],
+        yields: { user: node.username, groups: node.groups },
+      };
+    }
+    return { capability: 'impersonate', permissions: [{ verb: 'impersonate', group: '', resource: 'users', name }], yields: { user: name, groups: [ALL_AUTHENTICATED] } };
+  }
+
+  /** Legacy impersonation of a group, with a user (kube needs one). */
+  groupImpersonation(group: string, user: string): StepEdge {
+    return {
+      capability: 'impersonate',
+      permissions: [
+        { verb: 'impersonate', group: '', resource: 'groups', name: group },
+        { verb: 'impersonate', group: '', resource: 'users', name: user },
+      ],
+      yields: { user, groups: [group, ALL_AUTHENTICATED] },
+    };
+  }
+
+  /** Constrained impersonation of a user (user-info), a node (arbitrary-node) or a service account (serviceaccount). */
+  constrainedImpersonation(yielded: UserInfo): StepEdge {
+    const sa = yielded.username.startsWith(SA_PREFIX) ? yielded.username.slice(SA_PREFIX.length).split(':') : undefined;
+    const node = yielded.username.startsWith('system:node:') ? yielded.username.slice('system:node:'.length) : undefined;
+    const mode: ConstrainedMode = sa ? 'serviceaccount' : node !== undefined ? 'arbitrary-node' : 'user-info';
+    const permission: StepPermission = sa
+      ? { verb: impersonateVerb(mode), group: AUTHENTICATION, resource: 'serviceaccounts', namespace: sa[0], name: sa[1] }
+      : node !== undefined
+        ? { verb: impersonateVerb(mode), group: AUTHENTICATION, resource: 'nodes', name: node }
+        : { verb: impersonateVerb(mode), group: AUTHENTICATION, resource: 'users', name: yielded.username };
+    return { capability: 'constrained-impersonate', permissions: [permission], yields: { user: yielded.username, groups: yielded.groups, impersonationMode: mode } };
+  }
+
+  /** The ways to a service account's identity other than impersonating it. */
+  serviceAccountEdges(namespace: string, name: string): StepEdge[] {
+    const as = serviceAccountIdentity(namespace, name);
+    const yields = { user: as.username, groups: as.groups };
+    const c = this.candidates;
+    const edges: StepEdge[] = [
+      { capability: 'impersonate', permissions: [{ verb: 'impersonate', group: '', resource: 'serviceaccounts', namespace, name }], yields },
+      { capability: 'create-token', permissions: [{ verb: 'create', group: '', resource: 'serviceaccounts', subresource: 'token', namespace, name }], yields },
+      { capability: 'create-pod', permissions: [{ verb: 'create', group: '', resource: 'pods', namespace }], yields },
+    ];
+    for (const secret of c.tokenSecrets.get(`${namespace}/${name}`) ?? []) {
+      edges.push({ capability: 'read-token-secret', permissions: [{ verb: 'get', group: '', resource: 'secrets', namespace, name: secret.metadata.name }], yields });
+    }
+    if (c.scheduledServiceAccounts.has(`${namespace}/${name}`)) {
+      edges.push({ capability: 'nodes-proxy', permissions: [{ verb: 'create', group: '', resource: 'nodes', subresource: 'proxy' }], yields });
+    }
+    return edges;
+  }
+
+  /** Every identity one step away (a restricted identity cannot impersonate again). */
+  private async identitySteps(at: Identity): Promise<PathStep[]> {
     const steps: PathStep[] = [];
     const push = (s: PathStep | undefined) => s && steps.push(s);
     const c = this.candidates;
-    let impersonableUser: string | undefined;
-    for (const name of [...c.users].sort()) {
-      const step = await this.step(user, 'impersonate', [{ verb: 'impersonate', group: '', resource: 'users', name }], { user: name, groups: [ALL_AUTHENTICATED] });
-      if (step) impersonableUser ??= name;
-      push(step);
+    const whole = !at.via;
+    const users = [...c.users].sort();
+    const nodes = [...c.nodes].sort();
+    const serviceAccounts = [...c.serviceAccounts.values()].sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+    if (whole) {
+      let impersonableUser: string | undefined;
+      for (const name of users) {
+        const step = await this.step(at, this.userImpersonation(name));
+        if (step) impersonableUser ??= name;
+        push(step);
+      }
+      if (impersonableUser !== undefined) {
+        for (const group of [...c.groups].sort()) push(await this.step(at, this.groupImpersonation(group, impersonableUser)));
+      }
+      for (const node of nodes) push(await this.step(at, this.userImpersonation(`system:node:${node}`)));
     }
-    if (impersonableUser !== undefined) {
-      for (const group of [...c.groups].sort()) {
-        push(
-          await this.step(
-            user,
-            'impersonate',
-            [
-              { verb: 'impersonate', group: '', resource: 'users', name: impersonableUser },
-              { verb: 'impersonate', group: '', resource: 'groups', name: group },
-            ],
-            { user: impersonableUser, groups: [group, ALL_AUTHENTICATED] },
-          ),
-        );
+    for (const sa of serviceAccounts) {
+      for (const edge of this.serviceAccountEdges(sa.namespace, sa.name)) {
+        if (edge.capability === 'impersonate' && !whole) continue;
+        push(await this.step(at, edge));
       }
     }
-    for (const node of [...c.nodes].sort()) {
-      const nodeUser = `system:node:${node}`;
-      push(
-        await this.step(
-          user,
-          'impersonate',
-          [
-            { verb: 'impersonate', group: '', resource: 'users', name: nodeUser },
-            { verb: 'impersonate', group: '', resource: 'groups', name: 'system:nodes' },
-          ],
-          { user: nodeUser, groups: ['system:nodes', ALL_AUTHENTICATED] },
-        ),
-      );
-    }
-    const sorted = [...c.serviceAccounts.values()].sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-    for (const sa of sorted) {
-      const as = serviceAccountIdentity(sa.namespace, sa.name);
-      const yields = { user: as.username, groups: as.groups };
-      const ns = sa.namespace;
-      push(await this.step(user, 'impersonate', [{ verb: 'impersonate', group: '', resource: 'serviceaccounts', namespace: ns, name: sa.name }], yields));
-      push(await this.step(user, 'create-token', [{ verb: 'create', group: '', resource: 'serviceaccounts', subresource: 'token', namespace: ns, name: sa.name }], yields));
-      push(await this.step(user, 'create-pod', [{ verb: 'create', group: '', resource: 'pods', namespace: ns }], yields));
-      for (const secret of c.tokenSecrets.get(`${ns}/${sa.name}`) ?? []) {
-        push(await this.step(user, 'read-token-secret', [{ verb: 'get', group: '', resource: 'secrets', namespace: ns, name: secret.metadata.name }], yields));
-      }
-      if (c.scheduledServiceAccounts.has(`${ns}/${sa.name}`)) {
-        push(await this.step(user, 'nodes-proxy', [{ verb: 'create', group: '', resource: 'nodes', subresource: 'proxy' }], yields));
-      }
+    if (whole) {
+      // Constrained impersonation last: an identity held whole is worth more than one usable for some actions.
+      for (const name of users) push(await this.step(at, this.constrainedImpersonation({ username: name, groups: [ALL_AUTHENTICATED] })));
+      for (const node of nodes) push(await this.step(at, this.constrainedImpersonation(nodeIdentity(node))));
+      for (const sa of serviceAccounts) push(await this.step(at, this.constrainedImpersonation(serviceAccountIdentity(sa.namespace, sa.name))));
     }
     // Several capabilities may yield one identity: the first found stands for it.
     const byIdentity = new Map<string, PathStep>();
     for (const s of steps) {
-      const key = identityKey({ username: s.yields.user ?? '', groups: s.yields.groups ?? [] });
+      const key = yieldedIdentity(s, at.user).key;
       if (!byIdentity.has(key)) byIdentity.set(key, s);
     }
     return [...byIdentity.values()];

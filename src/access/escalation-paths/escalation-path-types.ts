@@ -31,7 +31,7 @@ export interface EscalationPathReviewSpec {
   maxSteps?: number;
 }
 
-export type Capability = 'impersonate' | 'create-pod' | 'create-token' | 'read-token-secret' | 'nodes-proxy' | 'bind' | 'escalate';
+export type Capability = 'impersonate' | 'constrained-impersonate' | 'create-pod' | 'create-token' | 'read-token-secret' | 'nodes-proxy' | 'bind' | 'escalate';
 
 /** A permission as a step uses it. */
 export interface StepPermission {
@@ -56,8 +56,12 @@ export interface PathStep {
   actor: string;
   /** The permissions it uses (all needed), each with what grants it. */
   uses: Array<{ permission: StepPermission; grantedBy: StepGrant }>;
-  /** The identity it yields (user and groups), or the role it binds. */
-  yields: { user?: string; groups?: string[]; clusterRole?: string };
+  /**
+   * The identity it yields (user and groups), or the role it binds. With `impersonationMode`
+   * (constrained impersonation) the identity acts only where the actor holds
+   * `impersonate-on:<mode>:<verb>`: the next steps list those permissions too.
+   */
+  yields: { user?: string; groups?: string[]; clusterRole?: string; impersonationMode?: string };
 }
 
 export interface EscalationPath {
