@@ -148,6 +148,42 @@ describe('escalation paths', () => {
     expect(subjects).not.toContain('nora');
   });
 
+  it('lists each subject with a path to cluster-admin (not holding it) as a PathToClusterAdmin finding about the binding of its first step', async () => {
+    const findings = async (selector: string) => {
+      const res = await server.admin.get(`${ACCESS}/accessfindings?fieldSelector=${encodeURIComponent(selector)}`);
+      expect(res.status).toBe(200);
+      return res.body.items;
+    };
+    const all = await findings('type=PathToClusterAdmin');
+    const subjects = all.map((f: any) => `${f.subject.kind}/${f.subject.namespace ?? ''}/${f.subject.name}`);
+    expect(subjects).toEqual(expect.arrayContaining(['User//ian', 'User//jay', 'User//kay', 'User//lee', 'User//mo', 'ServiceAccount/ci/builder']));
+    // Holding cluster-admin is not a path; neither is create without bind; nor the default policy's own subjects.
+    expect(subjects).not.toContain('User//root-user');
+    expect(subjects).not.toContain('User//nora');
+    expect(all.every((f: any) => !f.subject.name.startsWith('system:'))).toBe(true);
+
+    const [lee] = await findings('type=PathToClusterAdmin,subject.name=lee');
+    expect(lee).toMatchObject({
+      type: 'PathToClusterAdmin',
+      bindingRef: { kind: 'RoleBinding', namespace: 'ci', name: 'lee' },
+      roleRef: { kind: 'ClusterRole', name: 'impersonate-builder' },
+      subject: { kind: 'User', apiGroup: RBAC_GROUP, name: 'lee' },
+      escalationPath: 'lee --impersonate--> system:serviceaccount:ci:builder --create-token--> system:serviceaccount:ops:admin-sa',
+      suggestedFix: {
+        description: 'Remove the subject from RoleBinding ci/lee, or narrow ClusterRole impersonate-builder so that it no longer grants impersonate serviceaccounts builder in ci.',
+        command: 'kubectl delete rolebinding -n ci lee',
+      },
+    });
+    expect(lee.message).toContain('lee can reach cluster-admin in 2 steps');
+    // By the namespace of the binding, and by subject kind.
+    expect((await findings('type=PathToClusterAdmin,bindingRef.namespace=ops')).map((f: any) => f.subject.name).sort()).toEqual(['builder', 'jay', 'kay']);
+    expect((await findings('type=PathToClusterAdmin,subject.kind=ServiceAccount')).map((f: any) => f.subject.name)).toEqual(['builder']);
+    const got = await server.admin.get(`${ACCESS}/accessfindings/${lee.metadata.name}`);
+    expect(got.body).toMatchObject({ kind: 'AccessFinding', type: 'PathToClusterAdmin', subject: { name: 'lee' } });
+    const table = await server.admin.get(`${ACCESS}/accessfindings?fieldSelector=type%3DPathToClusterAdmin,subject.name%3Dmo`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.body.rows.map((r: any) => r.cells.slice(0, 3))).toEqual([['PathToClusterAdmin', 'ClusterRoleBinding/mo', 'User/mo']]);
+  });
+
   it.each([
     ['no target', { subject: { user: 'a' } }, 'spec.target'],
     ['clusterAdmin with a permission', { target: { clusterAdmin: true, verb: 'get' } }, 'spec.target'],

@@ -8,7 +8,7 @@ import { policyRuleSchema, subjectSchema } from '../../rbac/kinds/schemas';
 import { ACCESS_GROUP, ACCESS_VERSION } from '../access-types';
 
 /** The kinds of finding, as `type` names them. */
-export const FINDING_TYPES = ['UnusedBinding', 'UnusedRule', 'PartlyUsedWildcard', 'UnusedSensitivePermission', 'MissingServiceAccount'] as const;
+export const FINDING_TYPES = ['UnusedBinding', 'UnusedRule', 'PartlyUsedWildcard', 'UnusedSensitivePermission', 'MissingServiceAccount', 'PathToClusterAdmin'] as const;
 export type FindingType = (typeof FINDING_TYPES)[number];
 
 export interface SuggestedFix {
@@ -35,6 +35,8 @@ export interface AccessFinding extends KubeObject {
   usedResources?: string[];
   /** Sensitive permissions the rule grants that were not used. */
   unusedPermissions?: string[];
+  /** PathToClusterAdmin: the subject's shortest escalation path, in words. */
+  escalationPath?: string;
   /** Start of the window the finding is about (RFC 3339). */
   windowStart: string;
   lastUsed?: string;
@@ -66,6 +68,7 @@ export const accessFindingSchema = kindSchema(
     usedAPIGroups: field(strings(), 'PartlyUsedWildcard: the API groups used, when it names "*" groups.'),
     usedResources: field(strings(), 'PartlyUsedWildcard: the resources (resource/subresource) used, when it names "*" resources.'),
     unusedPermissions: field(strings(), 'UnusedSensitivePermission: the sensitive permissions the rule grants and that were not used.'),
+    escalationPath: field(string(), 'PathToClusterAdmin: the subject\'s shortest escalation path to cluster-admin, step by step (EscalationPathReview gives it in full); the binding is the one that grants its first step.'),
     windowStart: field(dateTime(), 'Start of the window the finding is about: use before it does not count (RFC 3339).'),
     lastUsed: field(dateTime(), 'When the binding last granted anything, if ever (RFC 3339).'),
     suggestedFix: field(
@@ -83,7 +86,7 @@ export const accessFindingSchema = kindSchema(
   {
     typeName: 'v1.AccessFinding',
     description:
-      'AccessFinding is a permission held but not used in the window (or a binding to a ServiceAccount that does not exist), computed from the usage recorded at decision time, with a suggested fix. Read-only.',
+      'AccessFinding is a permission held but not used in the window (or a binding to a ServiceAccount that does not exist, or a subject with an escalation path to cluster-admin), computed from the usage recorded at decision time, with a suggested fix. Read-only.',
   },
 );
 

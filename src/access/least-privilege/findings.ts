@@ -3,6 +3,7 @@ import { PolicyRule, RBAC_GROUP, RoleBinding, Subject } from '../../apis/rbac/ty
 import { ruleAllows } from '../../authorization/rbac/rule-matching';
 import { bindingUsageName } from '../binding-usage-names';
 import { AccessFinding, findingName, FindingType, SuggestedFix } from './finding-kind';
+import { escalationPathFindings, SubjectPath } from './escalation-findings';
 import { copyRule, ruleHash } from './rule-identity';
 import { rfc3339 } from './usage-kinds';
 import { RuleUse } from './usage-memory';
@@ -46,6 +47,8 @@ export interface FindingInputs {
   uses: readonly RuleUse[];
   /** Whether a ServiceAccount exists (undefined: not known, no finding). */
   serviceAccountExists(namespace: string, name: string): boolean | undefined;
+  /** The subjects with a path to cluster-admin that do not hold it (escalation paths), if known. */
+  pathsToClusterAdmin?: readonly SubjectPath[];
 }
 
 const attrsOf = (verb: string, apiGroup: string, resource: string, subresource = '') => ({
@@ -171,6 +174,9 @@ export function computeFindings(inputs: FindingInputs): AccessFinding[] {
       }
     });
   }
+  const byRef = new Map(inputs.pathsToClusterAdmin?.length ? inputs.bindings.map((b) => [`${b.kind}/${b.object.metadata?.namespace ?? ''}/${b.object.metadata?.name}`, b.object as RoleBinding]) : []);
+  const bindingOf = (ref: AccessFinding['bindingRef']) => byRef.get(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+  findings.push(...escalationPathFindings(inputs.pathsToClusterAdmin ?? [], bindingOf, (b) => !!b.metadata?.labels?.[BOOTSTRAPPING_LABEL], windowStart));
   return findings;
 }
 

@@ -6,6 +6,7 @@ import { AuthorizationModule } from '../../authorization/authorization.module';
 import { RbacAuthorizationModule } from '../../authorization/rbac/rbac-authorization.module';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
 import { KubeObject } from '../../apimachinery/types';
+import { RBAC_GROUP, Subject } from '../../apis/rbac/types';
 import { ContinueTokenService } from '../../registry/generic/continue-token.service';
 import { AccessModule } from '../access.module';
 import { BindingUsageService } from '../binding-usage.service';
@@ -19,6 +20,8 @@ import { errors } from '../../apimachinery/errors';
 import { generateAccess } from './role-generation';
 import { AccessSuggestionSpec, accessSuggestionType, windowOf } from './suggestion-kind';
 import { rfc3339 } from './usage-kinds';
+import { EscalationPathsModule } from '../escalation-paths/escalation-paths.module';
+import { CLUSTER_ADMIN, EscalationPathService } from '../escalation-paths/escalation-path.service';
 
 /** The window findings are about: a permission not used in it is a finding. */
 export const FINDINGS_WINDOW_MS = 720 * 3600 * 1000;
@@ -29,12 +32,17 @@ import { accessDenialType, ruleUsageType } from './usage-kinds';
 import { accessDenialsOf, ruleUsagesOf } from './usage-views';
 import { RuleUsageService, USAGE_RETENTION_MS } from './usage.service';
 
+/** A subject as a binding names it (users and groups in the RBAC group). */
+function asBindingSubject(s: { kind: 'User' | 'Group' | 'ServiceAccount'; name: string; namespace?: string }): Subject {
+  return s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: RBAC_GROUP, name: s.name };
+}
+
 /**
  * Least privilege from observed use (access.platform.io/v1, read-only kinds): rule-level
  * usage (RuleUsage) and refused attributes (AccessDenial), recorded by the authorizer chain's
  * usage recorder at decision time.
  */
-@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, AccessModule], providers: [RuleUsageService] })
+@Module({ imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, AccessModule, EscalationPathsModule], providers: [RuleUsageService] })
 export class LeastPrivilegeModule implements OnModuleInit {
   /** The shared informer of ServiceAccounts (bindings to missing ones are findings). */
   private readonly serviceAccounts: Informer;
@@ -45,6 +53,7 @@ export class LeastPrivilegeModule implements OnModuleInit {
     private readonly usage: RuleUsageService,
     private readonly continueTokens: ContinueTokenService,
     private readonly bindingUsage: BindingUsageService,
+    private readonly escalationPaths: EscalationPathService,
     informers: SharedInformerFactory,
   ) {
     this.serviceAccounts = informers.informerFor(SERVICE_ACCOUNTS_RESOURCE);
@@ -84,7 +93,7 @@ export class LeastPrivilegeModule implements OnModuleInit {
     await Promise.all([this.policy.ready(), this.serviceAccounts.start()]);
     const bindings = (['RoleBinding', 'ClusterRoleBinding'] as const).flatMap((kind) => this.policy.objectsOf(kind).map((object) => ({ kind, object })));
     const uids = bindings.map((b) => b.object.metadata.uid ?? '').filter(Boolean);
-    const [granted, recorded] = await Promise.all([this.bindingUsage.usageOf(uids), this.usage.read([])]);
+    const [granted, recorded, paths] = await Promise.all([this.bindingUsage.usageOf(uids), this.usage.read([]), this.escalationPaths.reaching(CLUSTER_ADMIN)]);
     const synced = this.serviceAccounts.hasSynced();
     return computeFindings({
       now: this.usage.now(),
@@ -94,6 +103,7 @@ export class LeastPrivilegeModule implements OnModuleInit {
       lastGranted: new Map([...granted].map(([uid, u]) => [uid, u.lastGranted])),
       uses: recorded.uses,
       serviceAccountExists: (namespace, name) => (synced ? this.serviceAccounts.get(namespace, name) !== undefined : undefined),
+      pathsToClusterAdmin: paths.reaching.filter((r) => r.path.steps.length).map((r) => ({ subject: asBindingSubject(r.subject.subject), path: r.path })),
     });
   }
 }
