@@ -244,6 +244,56 @@ describe('escalation paths', () => {
     });
   });
 
+  it('constrained impersonation: a step usable for the actions impersonate-on allows, walked for real; without impersonate-on for the write, no path and no write', async () => {
+    await created('/api/v1/namespaces/ops/serviceaccounts', { metadata: { name: 'deployer' } });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'deployer-binds' }, roleRef: roleRef('binder'), subjects: [sa('ops', 'deployer')] });
+    const impersonateDeployer = { apiGroups: ['authentication.platform.io'], resources: ['serviceaccounts'], verbs: ['impersonate:serviceaccount'], resourceNames: ['deployer'] };
+    await created(`${RBAC}/clusterroles`, {
+      metadata: { name: 'deploy-as' },
+      rules: [impersonateDeployer, { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['impersonate-on:serviceaccount:create'] }],
+    });
+    await created(`${RBAC}/clusterroles`, {
+      metadata: { name: 'read-as' },
+      rules: [impersonateDeployer, { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['impersonate-on:serviceaccount:get', 'impersonate-on:serviceaccount:list'] }],
+    });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'cia' }, roleRef: roleRef('deploy-as'), subjects: [user('cia')] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'cib' }, roleRef: roleRef('read-as'), subjects: [user('cib')] });
+
+    const cia = await toAdmin({ user: 'cia' });
+    expect(cia).toMatchObject({ reachable: true, incomplete: false });
+    const [impersonation, bind] = cia.paths[0].steps;
+    expect(impersonation).toMatchObject({
+      capability: 'constrained-impersonate',
+      actor: 'cia',
+      uses: [{ permission: { verb: 'impersonate:serviceaccount', group: 'authentication.platform.io', resource: 'serviceaccounts', namespace: 'ops', name: 'deployer' } }],
+      yields: { user: 'system:serviceaccount:ops:deployer', impersonationMode: 'serviceaccount' },
+    });
+    // The write itself needs impersonate-on; bind is escalation prevention's check of the impersonated account.
+    expect(bind).toMatchObject({ capability: 'bind', actor: 'system:serviceaccount:ops:deployer (impersonated by cia)', yields: { clusterRole: 'cluster-admin' } });
+    expect(bind.uses.map((u: any) => [u.permission.verb, u.permission.resource, u.grantedBy.binding?.name])).toEqual([
+      ['create', 'clusterrolebindings', 'deployer-binds'],
+      ['impersonate-on:serviceaccount:create', 'clusterrolebindings', 'cia'],
+      ['bind', 'clusterroles', 'deployer-binds'],
+    ]);
+    const all = (await paths({ target: { clusterAdmin: true } })).paths.map((p: any) => p.subject);
+    expect(all).toContain('cia');
+    expect(all).not.toContain('cib');
+
+    // Walk it: as cia, impersonating the deployer, bind cia to cluster-admin.
+    const binding = (name: string, who: string) => ({ metadata: { name }, roleRef: roleRef('cluster-admin'), subjects: [user(who)] });
+    const deployer = { 'Impersonate-User': 'system:serviceaccount:ops:deployer' };
+    expect(await isClusterAdmin(as('cia'))).toBe(false);
+    expect((await server.anonymous.post(`${RBAC}/clusterrolebindings`, binding('cia-root', 'cia'), { ...as('cia'), headers: deployer })).status).toBe(201);
+    expect(await isClusterAdmin(as('cia'))).toBe(true);
+    expect((await server.admin.delete(`${RBAC}/clusterrolebindings/cia-root`)).status).toBe(200);
+
+    // cib may impersonate the deployer only to read bindings: no path, and the same write is refused.
+    expect(await toAdmin({ user: 'cib' })).toEqual({ reachable: false, paths: [], incomplete: false });
+    const refused = await server.anonymous.post(`${RBAC}/clusterrolebindings`, binding('cib-root', 'cib'), { ...as('cib'), headers: deployer });
+    expect(refused.status).toBe(403);
+    expect(await isClusterAdmin(as('cib'))).toBe(false);
+  });
+
   it('needs create on escalationpathreviews, which the default access-reviewer role has', async () => {
     const res = await server.anonymous.post(`${ACCESS}/escalationpathreviews`, review({ target: { clusterAdmin: true } }), as('nobody'));
     expect(res.status).toBe(403);

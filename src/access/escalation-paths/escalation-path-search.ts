@@ -64,6 +64,11 @@ const RBAC = 'rbac.authorization.platform.io';
 const AUTHENTICATION = 'authentication.platform.io';
 const SA_PREFIX = 'system:serviceaccount:';
 const NODES_GROUP = 'system:nodes';
+/**
+ * Verbs escalation prevention asks of the user a request runs as, inside the request (bind,
+ * escalate): constrained impersonation's `impersonate-on` covers the request itself only.
+ */
+const CHECKED_WITHIN_REQUEST = new Set(['bind', 'escalate']);
 
 export function serviceAccountIdentity(namespace: string, name: string): UserInfo {
   return { username: serviceAccountUsername(namespace, name), groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, ALL_AUTHENTICATED] };
@@ -268,7 +273,8 @@ export class EscalationPathSearch {
 
   /**
    * The uses of permissions by an identity, or undefined when one is not granted: a restricted
-   * identity's each also needs the impersonator's `impersonate-on:<mode>:<verb>` on the same attributes.
+   * identity's each also needs the impersonator's `impersonate-on:<mode>:<verb>` on the same
+   * attributes, but for the checks made within a request.
    */
   private async usesOf(at: Identity, permissions: StepPermission[]): Promise<PathStep['uses'] | undefined> {
     const uses: PathStep['uses'] = [];
@@ -276,7 +282,7 @@ export class EscalationPathSearch {
       const grantedBy = await this.grantOf(at.user, permission);
       if (!grantedBy) return undefined;
       uses.push({ permission, grantedBy });
-      if (!at.via) continue;
+      if (!at.via || CHECKED_WITHIN_REQUEST.has(permission.verb)) continue;
       const onBehalf = { ...permission, verb: impersonateOnVerb(at.via.mode, permission.verb) };
       const allowedBy = await this.grantOf(at.via.impersonator, onBehalf);
       if (!allowedBy) return undefined;
