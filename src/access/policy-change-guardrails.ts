@@ -18,8 +18,15 @@ import { BlockedPermissionChange, PermissionChange } from './policy-change-types
 const OTHER = '\u0000other';
 
 interface PartialDenier {
-  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null): { guardrail: string } | undefined;
+  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null, only?: (attrs: AuthorizationAttributes) => boolean): { guardrail: string } | undefined;
 }
+
+/**
+ * An entry's resource "every subresource" (written star-slash-star): RBAC's `*` narrowed to
+ * subresources, since in an RBAC rule that text names only the subresource `*`.
+ */
+const EVERY_SUBRESOURCE = '*/*';
+const subresourcesOnly = (attrs: AuthorizationAttributes) => attrs.subresource !== '';
 
 const isPartialDenier = (a: Authorizer): a is Authorizer & PartialDenier => typeof (a as Partial<PartialDenier>).denyingGrant === 'function';
 
@@ -38,7 +45,8 @@ function requestsOf(entry: PermissionChange, user: UserInfo): AuthorizationAttri
 
 function ruleOf(entry: PermissionChange): PolicyRule {
   if (entry.nonResourceURL !== undefined) return { verbs: [entry.verb], nonResourceURLs: [entry.nonResourceURL] };
-  return { verbs: [entry.verb], apiGroups: [entry.apiGroup ?? ''], resources: [entry.resource ?? ''], ...(entry.resourceName !== undefined ? { resourceNames: [entry.resourceName] } : {}) };
+  const resource = entry.resource === EVERY_SUBRESOURCE ? '*' : (entry.resource ?? '');
+  return { verbs: [entry.verb], apiGroups: [entry.apiGroup ?? ''], resources: [resource], ...(entry.resourceName !== undefined ? { resourceNames: [entry.resourceName] } : {}) };
 }
 
 /** Splits gained (or lost) entries into those that stand and those the guardrails deny. */
@@ -64,7 +72,7 @@ export function applyGuardrails(
     const restricting = new Set<string>();
     for (const g of guardrails) {
       if (!isPartialDenier(g)) continue;
-      const conflict = g.denyingGrant(user, [ruleOf(entry)], entry.namespace ?? null);
+      const conflict = g.denyingGrant(user, [ruleOf(entry)], entry.namespace ?? null, entry.resource === EVERY_SUBRESOURCE ? subresourcesOnly : undefined);
       if (conflict) restricting.add(conflict.guardrail);
     }
     kept.push(restricting.size ? { ...entry, restrictedByGuardrails: [...restricting].sort() } : entry);

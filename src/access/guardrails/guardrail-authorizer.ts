@@ -28,9 +28,9 @@ export class GuardrailAuthorizer implements Authorizer {
     return this.state.decide(attrs);
   }
 
-  /** The first guardrail that would deny `user` part of what `rules` allow in `namespace` (null: everywhere). */
-  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null): GuardrailConflict | undefined {
-    return guardrailDenyingGrant(this.state, user, rules, namespace);
+  /** The first guardrail that would deny `user` part of what `rules` allow in `namespace` (null: everywhere), among the requests `only` keeps. */
+  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null, only?: (attrs: AuthorizationAttributes) => boolean): GuardrailConflict | undefined {
+    return guardrailDenyingGrant(this.state, user, rules, namespace, only);
   }
 
   /**

@@ -61,9 +61,17 @@ function* sharedCandidates(rule: PolicyRule, guardrail: CompiledGuardrail, names
  * The first guardrail (by name) that applies to `user` and would deny a request `rules`
  * allow: in `namespace`, or (null) everywhere, as a ClusterRoleBinding grants. Each shared
  * request is decided by the guardrail authorizer's own code (subjects, exceptions,
- * namespaces, condition). With no guardrail in force this is one length check.
+ * namespaces, condition). `only` narrows the requests the rules stand for (a rendering no
+ * RBAC rule can write, such as every subresource). With no guardrail in force this is one
+ * length check.
  */
-export function guardrailDenyingGrant(state: GuardrailState, user: UserInfo, rules: readonly PolicyRule[], namespace: string | null): GuardrailConflict | undefined {
+export function guardrailDenyingGrant(
+  state: GuardrailState,
+  user: UserInfo,
+  rules: readonly PolicyRule[],
+  namespace: string | null,
+  only?: (attrs: AuthorizationAttributes) => boolean,
+): GuardrailConflict | undefined {
   for (const guardrail of state.all) {
     if (!guardrail.appliesTo(user)) continue;
     // Cluster-wide: cluster-scoped requests, and those in the namespaces it names or (by selector) that exist now.
@@ -72,7 +80,7 @@ export function guardrailDenyingGrant(state: GuardrailState, user: UserInfo, rul
     for (const rule of rules) {
       for (const candidate of sharedCandidates(rule, guardrail, namespaces)) {
         const attrs: AuthorizationAttributes = { ...candidate, user };
-        if (!ruleAllows(rule, attrs)) continue;
+        if (!ruleAllows(rule, attrs) || (only && !only(attrs))) continue;
         const result = state.decide(attrs, [guardrail]);
         if (result.decision === 'Deny') return { guardrail: guardrail.name, message: guardrail.message, reason: result.reason ?? '' };
       }

@@ -255,3 +255,56 @@ describe('PolicyChangeReview with a guardrail in the chain', () => {
     expect(status.gained).toEqual([expect.objectContaining({ subject: U('alice'), verb: 'get', restrictedByGuardrails: ['g'] })]);
   });
 });
+
+describe('PolicyChangeReview diff with guardrails in the chain (property)', () => {
+  // Guardrails over the same values the policies name, for some subjects or everyone.
+  const guardrailSpecArb: fc.Arbitrary<AccessGuardrail['spec']> = fc.record({
+    match: fc.oneof(
+      ruleArb.filter((r) => !r.nonResourceURLs).map((r): AccessGuardrail['spec']['match'] => ({ ...r })),
+      fc.constant<AccessGuardrail['spec']['match']>({ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['n1'] }),
+    ),
+    subjects: fc.constantFrom<Subject[]>([], [U('alice')], [G('devs')]),
+    exceptions: fc.constantFrom<Subject[]>([], [U('bob')]),
+  });
+  function chainWith(live: PolicyIndex, specs: AccessGuardrail['spec'][]): AuthorizerChain {
+    const compiled = specs.map((spec, i) => new CompiledGuardrail({ metadata: { name: `g${i}` }, spec } as AccessGuardrail, () => { throw new Error('no conditions here'); }));
+    const state = {
+      all: compiled,
+      namespaceNames: () => ['n1', 'n2', 'n3'],
+      decide: (attrs: AuthorizationAttributes, gs: readonly CompiledGuardrail[] = compiled) => decideWithGuardrails(gs, attrs, () => undefined, false),
+    } as unknown as GuardrailState;
+    const chain = new AuthorizerChain();
+    chain.replace([new GuardrailAuthorizer('guardrail', state), new RbacAuthorizer('rbac', live)]);
+    return chain;
+  }
+
+  it('gained and lost are what SubjectAccessReviews through the guardrails change; what a guardrail keeps unchanged is listed as blocked', async () => {
+    await fc.assert(
+      fc.asyncProperty(policyArb, changesArb, fc.array(guardrailSpecArb, { minLength: 1, maxLength: 2 }), async (objects, changes, specs) => {
+        const live = indexOf(objects);
+        const status = await new PolicyChangeAnalyzer(live, new AccessIndex(live), chainWith(live, specs)).answer({ changes }, ADMIN);
+        const before = chainWith(indexOf(objects), specs);
+        const after = chainWith(applied(objects, changes), specs);
+        for (const s of SUBJECTS) {
+          const who = userOf(s);
+          for (const q of questions()) {
+            const attrs = q.path !== undefined ? url(who, q.verb, q.path) : req(who, q.verb, q.apiGroup!, q.resource!, { ns: q.namespace, name: q.name, sub: q.subresource });
+            const was = (await before.authorize(attrs)).decision === 'Allow';
+            const nowResult = await after.authorize(attrs);
+            const is = nowResult.decision === 'Allow';
+            const guarded = (await before.authorize(attrs)).guardrail !== undefined || nowResult.guardrail !== undefined;
+            const problem = (what: string) => new Error(`${what}: ${JSON.stringify(s)} ${JSON.stringify(q)} before ${was}, after ${is}\n${JSON.stringify(status, null, 1)}`);
+            const gained = status.gained.filter((e) => covers(e, s, q));
+            const lost = status.lost.filter((e) => covers(e, s, q));
+            if (is && !was && !gained.length) throw problem('gained access not listed');
+            if (was && !is && !lost.length && !guarded) throw problem('lost access not listed');
+            for (const e of gained) if (!(is && !was) && !(e.restrictedByGuardrails?.length && guarded)) throw problem('listed as gained, reviews do not change');
+            for (const e of lost) if (!(was && !is) && !(e.restrictedByGuardrails?.length && guarded)) throw problem('listed as lost, reviews do not change');
+            for (const b of status.blockedByGuardrails ?? []) if (covers(b.entry, s, q) && is !== was) throw problem(`blocked ${b.direction} entry, yet the review changes`);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
