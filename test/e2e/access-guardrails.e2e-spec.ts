@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { defaultAuditOptions } from '../../src/config/options';
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
+import { reviewReply, startTestWebhook } from '../support/webhook-server';
 
 /**
  * AccessGuardrail (access.platform.io/v1): deny rules the Guardrail authorizer applies before
@@ -286,6 +287,52 @@ describe('access guardrails', () => {
     } finally {
       await open.close();
     }
+  });
+
+  it('is asked before a webhook authorizer of --authorization-config: an allowing webhook after it cannot override it, and is not even asked', async () => {
+    const webhook = await startTestWebhook(() => reviewReply('v1', { allowed: true }));
+    const configPath = join(dir, 'authorization.yaml');
+    const webhookAuthorizer = {
+      type: 'Webhook',
+      name: 'allow-all',
+      webhook: {
+        timeout: '1s',
+        subjectAccessReviewVersion: 'v1',
+        matchConditionSubjectAccessReviewVersion: 'v1',
+        failurePolicy: 'Deny',
+        connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: webhook.writeKubeconfig(dir) },
+      },
+    };
+    writeFileSync(configPath, JSON.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthorizationConfiguration', authorizers: [webhookAuthorizer, { type: 'RBAC', name: 'rbac' }] }));
+    const open = await startTestServer({ options: { authorizationConfigFile: configPath } });
+    try {
+      expect((await open.admin.post(GUARDRAILS, guardrail('no-secrets', { match: { verbs: ['get'], apiGroups: [''], resources: ['secrets'] }, message: 'no Secrets' }))).status).toBe(201);
+      const anyone = { as: open.certFor('anyone') };
+      expect((await open.anonymous.get('/api/v1/namespaces/default/configmaps', anyone)).status).toBe(200);
+      const denied = await open.anonymous.get('/api/v1/namespaces/default/secrets/x', anyone);
+      expect(denied.status).toBe(403);
+      expect(denied.body.message).toContain('access guardrail "no-secrets": no Secrets');
+      expect(webhook.recorded.map((r) => r.body.spec.resourceAttributes?.resource)).not.toContain('secrets');
+    } finally {
+      await open.close();
+      await webhook.close();
+    }
+  });
+
+  it('audits the deletion of a guardrail: who deleted which, and the outcome, refused or not', async () => {
+    await created(GUARDRAILS, guardrail('to-delete', { match: { verbs: ['get'], apiGroups: [''], resources: ['nodes'] } }));
+    expect((await server.anonymous.delete(`${GUARDRAILS}/to-delete`, alice())).status).toBe(403);
+    await removeGuardrail('to-delete');
+    const deletions = () =>
+      readFileSync(auditLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((e) => e.stage === 'ResponseComplete' && e.verb === 'delete' && e.objectRef?.resource === 'accessguardrails' && e.objectRef?.name === 'to-delete');
+    await eventually(() => expect(deletions().map((e) => [e.user.username, e.objectRef.apiGroup, e.responseStatus.code])).toEqual([
+      ['alice', 'access.platform.io', 403],
+      [expect.any(String), 'access.platform.io', 200],
+    ]));
   });
 
   describe('writes', () => {

@@ -19,4 +19,11 @@ describe('the example audit policy', () => {
     expect(checker.evaluate(request({ resource: 'pods', verb: 'list' })).level).toBe('Metadata');
     expect(checker.evaluate(request({ isResourceRequest: false, verb: 'get', path: '/readyz', resource: '' })).level).toBe('None');
   });
+
+  it('logs the deletion and every change of a guardrail with the objects', () => {
+    const guardrail = { apiGroup: 'access.platform.io', resource: 'accessguardrails', namespace: '', name: 'kube-system-secrets' };
+    expect(checker.evaluate(request({ ...guardrail, verb: 'delete' })).level).toBe('RequestResponse');
+    expect(checker.evaluate(request({ ...guardrail, verb: 'update' })).level).toBe('RequestResponse');
+    expect(checker.evaluate(request({ ...guardrail, verb: 'get' })).level).toBe('Metadata');
+  });
 });

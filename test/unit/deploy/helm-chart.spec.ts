@@ -190,3 +190,17 @@ function serverHelp(): string {
   }
   throw new Error('--help did not print the help');
 }
+
+describe('the example guardrails of the Helm chart', () => {
+  it('are off by default and the same set as helm/examples/guardrails.yaml', () => {
+    expect(values.guardrails.enabled).toBe(false);
+    const examples = YAML.parseAllDocuments(read('examples', 'guardrails.yaml')).map((d) => d.toJS());
+    expect(values.guardrails.items).toEqual(examples);
+  });
+
+  it('render into a ConfigMap only when enabled', () => {
+    const template = read('templates', 'guardrails.yaml');
+    expect(template.startsWith('{{- if .Values.guardrails.enabled }}')).toBe(true);
+    expect(YAML.parse(withPlaceholders(template))).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { 'guardrails.yaml': expect.any(String) } });
+  });
+});
