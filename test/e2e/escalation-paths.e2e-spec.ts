@@ -120,6 +120,49 @@ describe('escalation paths', () => {
     expect(attempt.status).toBe(403);
   });
 
+  it('update: adding oneself to a binding of cluster-admin (with bind), or the target to one\'s own role (with escalate), each walked for real; without bind or escalate, no path and no write', async () => {
+    const updateRoot = { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['get', 'update'], resourceNames: ['root'] };
+    const bindAdmin = { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'] };
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'root-editor' }, rules: [updateRoot, bindAdmin] });
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'root-editor-no-bind' }, rules: [updateRoot] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'una' }, roleRef: roleRef('root-editor'), subjects: [user('una')] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'uno' }, roleRef: roleRef('root-editor-no-bind'), subjects: [user('uno')] });
+    const ownRole = (name: string, verbs: string[]) => ({ metadata: { name }, rules: [{ apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs, resourceNames: [name] }] });
+    await created(`${RBAC}/clusterroles`, ownRole('eve-role', ['get', 'update', 'escalate']));
+    await created(`${RBAC}/clusterroles`, ownRole('ezra-role', ['get', 'update']));
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'eve' }, roleRef: roleRef('eve-role'), subjects: [user('eve')] });
+    await created(`${RBAC}/clusterrolebindings`, { metadata: { name: 'ezra' }, roleRef: roleRef('ezra-role'), subjects: [user('ezra')] });
+
+    const una = await toAdmin({ user: 'una' });
+    expect(una.paths[0].steps.map((s: any) => [s.capability, s.uses.map((u: any) => `${u.permission.verb} ${u.permission.resource}/${u.permission.name}`), s.yields.clusterRole])).toEqual([
+      ['bind', ['update clusterrolebindings/root', 'bind clusterroles/cluster-admin'], 'cluster-admin'],
+    ]);
+    const eve = await toAdmin({ user: 'eve' });
+    expect(eve.paths[0].steps.map((s: any) => [s.capability, s.yields.clusterRole])).toEqual([['escalate', 'eve-role']]);
+    expect(await toAdmin({ user: 'uno' })).toEqual({ reachable: false, paths: [], incomplete: false });
+    expect(await toAdmin({ user: 'ezra' })).toEqual({ reachable: false, paths: [], incomplete: false });
+
+    const addSubject = async (who: string) => {
+      const root = (await server.anonymous.get(`${RBAC}/clusterrolebindings/root`, as(who))).body;
+      return server.anonymous.put(`${RBAC}/clusterrolebindings/root`, { ...root, subjects: [...root.subjects, user(who)] }, as(who));
+    };
+    expect((await addSubject('uno')).status).toBe(403);
+    expect((await addSubject('una')).status).toBe(200);
+    expect(await isClusterAdmin(as('una'))).toBe(true);
+    const everything = (name: string) => async () => {
+      const role = (await server.anonymous.get(`${RBAC}/clusterroles/${name}`, as(name.replace('-role', '')))).body;
+      return server.anonymous.put(`${RBAC}/clusterroles/${name}`, { ...role, rules: [...role.rules, { apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] }, as(name.replace('-role', '')));
+    };
+    expect((await everything('ezra-role')()).status).toBe(403);
+    expect((await everything('eve-role')()).status).toBe(200);
+    expect(await isClusterAdmin(as('eve'))).toBe(true);
+
+    // Back as it was: root names its own subjects only, eve-role its own rule.
+    const root = (await server.admin.get(`${RBAC}/clusterrolebindings/root`)).body;
+    expect((await server.admin.put(`${RBAC}/clusterrolebindings/root`, { ...root, subjects: root.subjects.filter((s: any) => s.name !== 'una') })).status).toBe(200);
+    expect((await server.admin.delete(`${RBAC}/clusterrolebindings/eve`)).status).toBe(200);
+  });
+
   it('pod creation in a namespace with a powerful service account', async () => {
     const jay = await toAdmin({ user: 'jay' });
     expect(jay.paths[0].steps.map((s: any) => [s.capability, s.yields.user])).toEqual([['create-pod', 'system:serviceaccount:ops:admin-sa']]);

@@ -161,6 +161,8 @@ export class EscalationPathSearch {
   readonly candidates: Candidates;
   /** The ClusterRoles that grant the target (bind or escalate into them reaches it). */
   private readonly powerfulRoles: string[];
+  /** The ClusterRoleBindings to those roles, by name, with their role (adding oneself to one reaches the target). */
+  private readonly powerfulBindings = new Map<string, string>();
   private readonly answers = new Map<string, StepGrant | null>();
   private decisions = 0;
   /** The decision budget ran out: what was not asked counts as not granted, and answers say incomplete. */
@@ -177,6 +179,10 @@ export class EscalationPathSearch {
       .filter((role) => rulesAllow(role.rules ?? [], targetAttrs))
       .map((role) => role.metadata.name ?? '')
       .sort();
+    const powerful = new Set(this.powerfulRoles);
+    for (const b of world.policy.objectsOf('ClusterRoleBinding') as RoleBinding[]) {
+      if (b.roleRef?.kind === 'ClusterRole' && powerful.has(b.roleRef.name)) this.powerfulBindings.set(b.metadata?.name ?? '', b.roleRef.name);
+    }
   }
 
   /** Authorizer decisions asked so far. */
@@ -322,7 +328,7 @@ export class EscalationPathSearch {
     const namespace = this.target.namespace ?? '';
     const bindingResource = namespace ? 'rolebindings' : 'clusterrolebindings';
     const createBinding: StepPermission = { verb: 'create', group: RBAC, resource: bindingResource, ...(namespace ? { namespace } : {}) };
-    if (!(await this.usesOf(at, [createBinding]))) return undefined;
+    if (!(await this.usesOf(at, [createBinding]))) return this.updateStep(at);
     for (const role of this.powerfulRoles) {
       const bind: StepPermission = { verb: 'bind', group: RBAC, resource: 'clusterroles', name: role };
       const step = await this.step(at, { capability: 'bind', permissions: [createBinding, bind], yields: { clusterRole: role } });
@@ -331,7 +337,70 @@ export class EscalationPathSearch {
     const createRole: StepPermission = { verb: 'create', group: RBAC, resource: 'clusterroles' };
     const escalate: StepPermission = { verb: 'escalate', group: RBAC, resource: 'clusterroles' };
     const bindAny: StepPermission = { verb: 'bind', group: RBAC, resource: 'clusterroles' };
-    return this.step(at, { capability: 'escalate', permissions: [createRole, escalate, createBinding, bindAny], yields: { clusterRole: '(a new ClusterRole granting the target)' } });
+    const created = await this.step(at, { capability: 'escalate', permissions: [createRole, escalate, createBinding, bindAny], yields: { clusterRole: '(a new ClusterRole granting the target)' } });
+    return created ?? this.updateStep(at);
+  }
+
+  /**
+   * Without `create` on bindings: adding oneself to an existing ClusterRoleBinding of a role
+   * that grants the target (`update` on it, and `bind` on the role, as escalation prevention
+   * asks of an update too); or adding the target to a ClusterRole bound to oneself (`update`
+   * and `escalate` on it; an aggregated role is rewritten by its controller, so not that).
+   */
+  async updateStep(at: Identity): Promise<PathStep | undefined> {
+    if (this.target.namespace) return undefined;
+    for (const name of this.namesGranted(at.user, 'clusterrolebindings', (n) => this.powerfulBindings.has(n))) {
+      const role = this.powerfulBindings.get(name)!;
+      const permissions: StepPermission[] = [
+        { verb: 'update', group: RBAC, resource: 'clusterrolebindings', name },
+        { verb: 'bind', group: RBAC, resource: 'clusterroles', name: role },
+      ];
+      const step = await this.step(at, { capability: 'bind', permissions, yields: { clusterRole: role } });
+      if (step) return step;
+    }
+    for (const role of this.ownClusterRoles(at.user)) {
+      const permissions: StepPermission[] = [
+        { verb: 'update', group: RBAC, resource: 'clusterroles', name: role },
+        { verb: 'escalate', group: RBAC, resource: 'clusterroles', name: role },
+      ];
+      const step = await this.step(at, { capability: 'escalate', permissions, yields: { clusterRole: role } });
+      if (step) return step;
+    }
+    return undefined;
+  }
+
+  /**
+   * The names among those `wanted` accepts that the user's RBAC rules let it update (a rule
+   * without resourceNames: all of them, in name order), read from the index's own rules
+   * with the authorizer's matching; each is then asked of the chain.
+   */
+  private namesGranted(user: UserInfo, resource: string, wanted: (name: string) => boolean): string[] {
+    const names = new Set<string>();
+    let all = false;
+    this.world.policy.visitRulesFor(user, '', (_source, rule) => {
+      if (!rule) return true;
+      for (const name of rule.resourceNames?.length ? rule.resourceNames : ['']) {
+        const attrs = permissionAttrs(user, { verb: 'update', group: RBAC, resource, name: name || 'x' });
+        if (!ruleAllows(rule, attrs)) continue;
+        if (name) names.add(name);
+        else all = true;
+      }
+      return !all;
+    });
+    const candidates = all ? [...this.powerfulBindings.keys()] : [...names];
+    return candidates.filter(wanted).sort();
+  }
+
+  /** The ClusterRoles bound to the user cluster-wide (not aggregated ones). */
+  private ownClusterRoles(user: UserInfo): string[] {
+    const roles = new Set<string>();
+    this.world.policy.visitRulesFor(user, '', (source) => {
+      const ref = source?.binding.roleRef;
+      if (source?.binding.kind === 'ClusterRoleBinding' && ref?.kind === 'ClusterRole') roles.add(String(ref.name));
+      return true;
+    });
+    const aggregated = new Set((this.world.policy.objectsOf('ClusterRole') as Array<{ metadata: { name?: string }; aggregationRule?: unknown }>).filter((r) => r.aggregationRule).map((r) => r.metadata.name));
+    return [...roles].filter((r) => !aggregated.has(r)).sort();
   }
 
   /** Legacy impersonation of a user (a node: with its group). */
