@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as YAML from 'yaml';
 import { defaultAuditOptions } from '../../src/config/options';
 import { eventually } from '../support/eventually';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -347,6 +348,15 @@ describe('access guardrails', () => {
       expect(table.body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Verbs', 'Resources', 'Namespaces', 'Subjects', 'Message', 'Age']);
       expect(table.body.rows.map((r: any) => r.cells.slice(0, 5))).toEqual([['shown', 'get,list', 'secrets', 'kube-system', 'Group/devs']]);
       await server.admin.delete(`${GUARDRAILS}/shown`);
+    });
+
+    it('accepts the example set of the Helm chart (helm/examples/guardrails.yaml) in a dry run', async () => {
+      const examples = YAML.parseAllDocuments(readFileSync(join(__dirname, '..', '..', 'helm', 'examples', 'guardrails.yaml'), 'utf8')).map((d) => d.toJS());
+      expect(examples.map((g) => g.metadata.name)).toEqual(['kube-system-secrets', 'no-impersonation-of-admins', 'prod-deletes-need-a-ticket']);
+      for (const example of examples) {
+        const res = await server.admin.post(`${GUARDRAILS}?dryRun=All`, example);
+        expect({ name: example.metadata.name, status: res.status }).toEqual({ name: example.metadata.name, status: 201 });
+      }
     });
 
     it.each([
