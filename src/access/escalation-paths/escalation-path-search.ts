@@ -210,8 +210,9 @@ export class EscalationPathSearch {
         }
       }
       if (paths.length) {
-        // Holding the target (no step) is the only answer worth giving then.
-        const shortest = paths.some((p) => !p.steps.length) ? paths.filter((p) => !p.steps.length) : paths;
+        // A level's holders reach it in fewer steps than its binders (one more step): only the shortest are answers.
+        const fewest = Math.min(...paths.map((p) => p.steps.length));
+        const shortest = paths.filter((p) => p.steps.length === fewest);
         return { paths: shortest.slice(0, this.limits.maxPaths), incomplete: this.exhausted || shortest.length > this.limits.maxPaths };
       }
       if (depth >= this.limits.maxSteps) return { paths, incomplete: true };
