@@ -108,6 +108,23 @@ describe('access guardrails', () => {
       expect(impersonated.status).toBe(403);
     });
 
+    it('escalation prevention: what a guardrail denies the caller is not held, so it cannot be granted to an identity the guardrail spares', async () => {
+      await created(`${RBAC}/namespaces/prod/roles`, { metadata: { name: 'binder' }, rules: [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['create'] }] });
+      await created(`${RBAC}/namespaces/prod/rolebindings`, { metadata: { name: 'alice-binds' }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'binder' }, subjects: [user('alice')] });
+      await created(GUARDRAILS, guardrail('devs-no-prod-secrets', { match: { verbs: ['get'], apiGroups: [''], resources: ['secrets'], namespaces: ['prod'] }, subjects: [group('devs')], message: 'devs do not read prod Secrets' }));
+      const grantTo = (name: string, role: string) => ({ metadata: { name }, roleRef: roleRef(role), subjects: [{ kind: 'ServiceAccount', name: 'helper', namespace: 'prod' }] });
+      // RBAC alone would let alice grant her reader role (she holds every rule of it in prod): the guardrail takes part of it away.
+      const refused = await server.anonymous.post(`${RBAC}/namespaces/prod/rolebindings`, grantTo('helper-reads', 'reader'), alice());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', details: { name: 'helper-reads', group: RBAC_GROUP, kind: 'rolebindings' } });
+      expect(refused.body.message).toContain('is attempting to grant RBAC permissions it may not use: access guardrail "devs-no-prod-secrets": devs do not read prod Secrets');
+      // A role the guardrail does not touch, she may still grant.
+      await created(`${RBAC}/clusterroles`, { metadata: { name: 'pod-reader' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+      const granted = await server.anonymous.post(`${RBAC}/namespaces/prod/rolebindings`, grantTo('helper-pods', 'pod-reader'), alice());
+      expect(granted.status).toBe(201);
+      for (const name of ['helper-pods', 'alice-binds']) expect((await server.admin.delete(`${RBAC}/namespaces/prod/rolebindings/${name}`)).status).toBe(200);
+    });
+
     it('answers SubjectAccessReviews with denied and its reason, and names itself in the audit log', async () => {
       await created(GUARDRAILS, guardrail('no-pod-deletes', { match: { verbs: ['delete'], apiGroups: [''], resources: ['pods'] }, message: 'pods are deleted by the deployer only' }));
       const status = await sar({ user: 'alice', groups: ['devs'], resourceAttributes: { verb: 'delete', resource: 'pods', namespace: 'dev', name: 'p' } });

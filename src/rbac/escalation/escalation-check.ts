@@ -13,6 +13,18 @@ import { ClusterRole, PolicyRule, RBAC_GROUP, RoleBinding } from '../../apis/rba
 import { EscalationAuthorizer, escalationAllowed, RoleResource } from './escalation-authorization';
 import { isOnlyMutatingGcFields } from './gc-fields';
 import { confirmNoEscalation, FULL_AUTHORITY } from './no-escalation';
+import { Authorizer } from '../../authorization/authorizer';
+import { goQuote, goQuoteList } from '../../apimachinery/go-text';
+
+/**
+ * An authorizer that can say whether it would deny a user part of what rules grant (the
+ * Guardrail authorizer): holding a permission RBAC grants but a guardrail denies is not
+ * holding it, so it cannot be granted on.
+ */
+interface GrantDenier {
+  denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null): { guardrail: string; reason: string } | undefined;
+}
+const isGrantDenier = (a: Authorizer): a is Authorizer & GrantDenier => typeof (a as Partial<GrantDenier>).denyingGrant === 'function';
 
 /** How long a check waits for the policy index to reach the store's current revision. */
 const INDEX_SYNC_TIMEOUT_MS = 3000;
@@ -47,7 +59,7 @@ export class RbacEscalationCheck {
 
   constructor(
     private readonly index: RbacIndex,
-    chain: AuthorizerChain,
+    private readonly chain: AuthorizerChain,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     @Optional() usage?: BindingUsageRecorder,
     @Optional() private readonly consistency?: DecisionConsistency | null,
@@ -93,10 +105,22 @@ export class RbacEscalationCheck {
     this.refuseEscalation(request, user, namespace, this.rulesOfRoleRef(roleRef, namespace));
   }
 
-  /** 403 listing what the caller lacks, unless their rules at `namespace` cover `granted`. */
+  /**
+   * 403 listing what the caller lacks, unless their rules at `namespace` cover `granted`; and
+   * 403 when a guardrail before RBAC denies the caller part of it (else a caller could hand a
+   * permission it may not use to an identity the guardrail spares, and use it through that one).
+   */
   private refuseEscalation(request: AdmissionRequest, user: UserInfo, namespace: string, granted: readonly PolicyRule[]): void {
     const why = confirmNoEscalation(user, this.index.rulesFor(user, namespace), granted);
     if (why !== null) throw errors.forbiddenResource(request.target.groupResource, request.target.name, why);
+    for (const authorizer of this.chain.authorizers) {
+      if (authorizer.type === 'RBAC') break;
+      if (!isGrantDenier(authorizer)) continue;
+      const conflict = authorizer.denyingGrant(user, granted, namespace || null);
+      if (!conflict) continue;
+      const message = `user ${goQuote(user.username)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions it may not use: ${conflict.reason}`;
+      throw errors.forbiddenResource(request.target.groupResource, request.target.name, message);
+    }
   }
 
   /**
