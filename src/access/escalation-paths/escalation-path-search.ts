@@ -3,11 +3,11 @@ import { Pod } from '../../core/kinds/pod';
 import { Secret, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_ANNOTATION } from '../../core/kinds/secret';
 import { AuthorizationAttributes } from '../../authorization/authorizer';
 import { AuthorizerAnswer, AuthorizerChain } from '../../authorization/authorizer-chain';
-import { PolicyIndex } from '../../authorization/rbac/policy-index';
+import { collectRules, PolicyIndex } from '../../authorization/rbac/policy-index';
 import { ruleAllows, rulesAllow } from '../../authorization/rbac/rule-matching';
 import { serviceAccountUsername } from '../../authorization/rbac/subjects';
 import { resourceAttributes } from '../../authorization/request-attributes';
-import { GROUP_KIND, RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND } from '../../apis/rbac/types';
+import { GROUP_KIND, PolicyRule, RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND } from '../../apis/rbac/types';
 import { ConstrainedMode, impersonateOnVerb, impersonateVerb } from '../../authentication/impersonation/constrained-impersonation';
 import { Capability, EscalationPath, PathStep, StepGrant, StepPermission } from './escalation-path-types';
 
@@ -69,6 +69,8 @@ const NODES_GROUP = 'system:nodes';
  * escalate): constrained impersonation's `impersonate-on` covers the request itself only.
  */
 const CHECKED_WITHIN_REQUEST = new Set(['bind', 'escalate']);
+/** Authorizers that allow nobody but what RBAC allows (Node: node identities only, asked in full). */
+const ONLY_RBAC_ALLOWS = new Set(['RBAC', 'Guardrail', 'AlwaysDeny', 'Node']);
 
 export function serviceAccountIdentity(namespace: string, name: string): UserInfo {
   return { username: serviceAccountUsername(namespace, name), groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, ALL_AUTHENTICATED] };
@@ -165,6 +167,13 @@ export class EscalationPathSearch {
   private readonly powerfulBindings = new Map<string, string>();
   private readonly answers = new Map<string, StepGrant | null>();
   private decisions = 0;
+  /**
+   * Whether only RBAC can allow (besides the Node authorizer, for node identities): then a
+   * permission none of the caller's RBAC rules allows is not asked of the chain at all.
+   */
+  private readonly onlyRbacAllows: boolean;
+  /** The caller's RBAC rules in a namespace, as the RBAC authorizer visits them. */
+  private readonly rulesIn = new Map<string, PolicyRule[]>();
   /** The decision budget ran out: what was not asked counts as not granted, and answers say incomplete. */
   exhausted = false;
 
@@ -174,6 +183,7 @@ export class EscalationPathSearch {
     readonly limits: SearchLimits,
   ) {
     this.candidates = new Candidates(world);
+    this.onlyRbacAllows = world.chain.authorizers.every((a) => ONLY_RBAC_ALLOWS.has(a.type));
     const targetAttrs = permissionAttrs({ username: '', groups: [] }, target);
     this.powerfulRoles = (world.policy.objectsOf('ClusterRole') as Array<{ metadata: { name?: string }; rules?: [] }>)
       .filter((role) => rulesAllow(role.rules ?? [], targetAttrs))
@@ -252,6 +262,10 @@ export class EscalationPathSearch {
     const key = `${identityKey(user)}\u0001${JSON.stringify(permission)}`;
     const cached = this.answers.get(key);
     if (cached !== undefined) return cached;
+    if (!this.mayBeAllowed(user, permission)) {
+      this.answers.set(key, null);
+      return null;
+    }
     if (this.decisions >= this.limits.maxDecisions) {
       this.exhausted = true;
       return null;
@@ -276,6 +290,21 @@ export class EscalationPathSearch {
     }
     this.answers.set(key, grant);
     return grant;
+  }
+
+  /**
+   * Whether the chain could allow the permission: with only RBAC allowing, whether one of the
+   * caller's rules matches it (RBAC's own visit and matching, so nothing it would allow is
+   * skipped); the chain then decides. A cheap filter, as a search asks about many candidates.
+   */
+  private mayBeAllowed(user: UserInfo, permission: StepPermission): boolean {
+    if (!this.onlyRbacAllows || user.groups.includes(NODES_GROUP)) return true;
+    const namespace = permission.namespace ?? '';
+    const key = `${identityKey(user)}\u0001${namespace}`;
+    let rules = this.rulesIn.get(key);
+    if (!rules) this.rulesIn.set(key, (rules = collectRules(this.world.policy, user, namespace).rules));
+    const attrs = permissionAttrs(user, permission);
+    return rules.some((rule) => ruleAllows(rule, attrs));
   }
 
   /**
