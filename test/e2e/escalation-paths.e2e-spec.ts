@@ -31,6 +31,12 @@ describe('escalation paths', () => {
     expect(res.status).toBe(201);
     return res.body.status;
   };
+  const plugin = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((done) =>
+      execFile(PLUGIN, [...args, '--kubeconfig', server.kubeconfigPath], { timeout: 30000 }, (err, stdout, stderr) =>
+        done({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
+      ),
+    );
   const toAdmin = (subject: object, maxSteps?: number) => paths({ subject, target: { clusterAdmin: true }, ...(maxSteps ? { maxSteps } : {}) });
   /** What cluster-admin can do and others cannot: list Secrets everywhere and delete a namespace. */
   const isClusterAdmin = async (opts: object) => (await server.anonymous.get('/api/v1/secrets', opts)).status === 200 && (await server.anonymous.get(`${RBAC}/clusterroles`, opts)).status === 200;
@@ -218,6 +224,8 @@ describe('escalation paths', () => {
       },
     });
     expect(lee.message).toContain('lee can reach cluster-admin in 2 steps');
+    const listed = await plugin('findings', '--type', 'PathToClusterAdmin', 'lee');
+    expect(listed.stdout).toContain('kubectl delete rolebinding -n ci lee');
     // By the namespace of the binding, and by subject kind.
     expect((await findings('type=PathToClusterAdmin,bindingRef.namespace=ops')).map((f: any) => f.subject.name).sort()).toEqual(['builder', 'jay', 'kay']);
     expect((await findings('type=PathToClusterAdmin,subject.kind=ServiceAccount')).map((f: any) => f.subject.name)).toEqual(['builder']);
@@ -242,12 +250,6 @@ describe('escalation paths', () => {
   });
 
   describe('kubectl access paths', () => {
-    const plugin = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-      new Promise((done) =>
-        execFile(PLUGIN, [...args, '--kubeconfig', server.kubeconfigPath], { timeout: 30000 }, (err, stdout, stderr) =>
-          done({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
-        ),
-      );
 
     it('prints each step of the shortest path, with the binding that grants it', async () => {
       const res = await plugin('paths', 'lee', '--to', 'cluster-admin');
@@ -320,6 +322,9 @@ describe('escalation paths', () => {
     ]);
     const all = (await paths({ target: { clusterAdmin: true } })).paths.map((p: any) => p.subject);
     expect(all).toContain('cia');
+    const printed = await plugin('paths', 'cia');
+    expect(printed.stdout).toContain('1. cia --constrained-impersonate--> system:serviceaccount:ops:deployer (serviceaccount mode: only where impersonate-on allows)');
+    expect(printed.stdout).toContain('using create clusterrolebindings.rbac.authorization.platform.io (ClusterRoleBinding deployer-binds → ClusterRole binder), impersonate-on:serviceaccount:create clusterrolebindings.rbac.authorization.platform.io (ClusterRoleBinding cia → ClusterRole deploy-as)');
     expect(all).not.toContain('cib');
 
     // Walk it: as cia, impersonating the deployer, bind cia to cluster-admin.
