@@ -4,7 +4,7 @@ import { AuthorizerChain } from '../../authorization/authorizer-chain';
 import { resourceAttributes } from '../../authorization/request-attributes';
 import { EscalationPath, PathStep, StepPermission } from './escalation-path-types';
 import { ConstrainedMode } from '../../authentication/impersonation/constrained-impersonation';
-import { EscalationPathSearch, Identity, identity, nodeIdentity, PolicySubject, StepEdge } from './escalation-path-search';
+import { EscalationPathSearch, Identity, identity, isImpersonation, nodeIdentity, PolicySubject, StepEdge } from './escalation-path-search';
 
 /**
  * Every subject's shortest path to the target at once, searched backwards from it: first the
@@ -118,6 +118,8 @@ export class ReverseEscalationSearch {
     else if (known.kind === 'node') edges.push(s.userImpersonation(known.id.user.username));
     else if (known.kind === 'serviceaccount') edges.push(...s.serviceAccountEdges(known.namespace!, known.name));
     for (const edge of edges) {
+      // A request carries one impersonation: an identity whose path starts by impersonating is no use impersonated.
+      if (edge.capability === 'impersonate' && isImpersonation(steps[0])) continue;
       for (const actor of this.candidatesFor(edge.permissions[0])) {
         const step = await s.step(actor.id, edge);
         if (step) this.reach(actor, [step, ...steps], next);
@@ -129,6 +131,7 @@ export class ReverseEscalationSearch {
 
   /** Legacy impersonation of a group (with the first user the actor may impersonate), then the group's own next step taken by that pair. */
   private async byGroupImpersonation(known: Entry, steps: PathStep[], next: Entry[]): Promise<void> {
+    if (isImpersonation(steps[0])) return;
     const s = this.search;
     const users = [...s.candidates.users].sort();
     for (const actor of this.candidatesFor({ verb: 'impersonate', group: '', resource: 'groups', name: known.name })) {
@@ -137,15 +140,14 @@ export class ReverseEscalationSearch {
       if (user === undefined) continue;
       const step = await s.step(actor.id, s.groupImpersonation(known.name, user));
       if (!step) continue;
-      const rest = await this.retake(identity({ username: user, groups: [known.name, ALL_AUTHENTICATED] }), [step], steps);
+      const rest = await this.retake(identity({ username: user, groups: [known.name, ALL_AUTHENTICATED] }, undefined, true), [step], steps);
       if (rest) this.reach(actor, rest, next);
     }
   }
 
   /** Constrained impersonation of the identity, usable when the actor holds impersonate-on for the identity's next step (or the target). */
   private async byConstrainedImpersonation(known: Entry, steps: PathStep[], next: Entry[]): Promise<void> {
-    // kube takes one level of impersonation: an identity whose path starts by impersonating is no use impersonated.
-    if (steps[0]?.capability === 'impersonate' || steps[0]?.capability === 'constrained-impersonate') return;
+    if (isImpersonation(steps[0])) return;
     const s = this.search;
     const edge = s.constrainedImpersonation(known.id.user);
     for (const actor of this.candidatesFor(edge.permissions[0])) {

@@ -53,6 +53,8 @@ export interface Identity {
   key: string;
   user: UserInfo;
   via?: Restriction;
+  /** Reached by impersonating it: a request carries one impersonation, so it cannot impersonate in turn. */
+  impersonated?: boolean;
 }
 
 interface ServiceAccountRef {
@@ -77,13 +79,20 @@ export function serviceAccountIdentity(namespace: string, name: string): UserInf
 }
 
 export const identityKey = (user: UserInfo) => `${user.username}\u0000${[...user.groups].sort().join(',')}`;
-export const identity = (user: UserInfo, via?: Restriction): Identity =>
-  via ? { key: `${identityKey(user)}\u0002${identityKey(via.impersonator)}\u0002${via.mode}`, user, via } : { key: identityKey(user), user };
+export const identity = (user: UserInfo, via?: Restriction, impersonated = false): Identity => {
+  if (via) return { key: `${identityKey(user)}\u0002${identityKey(via.impersonator)}\u0002${via.mode}`, user, via, impersonated: true };
+  return impersonated ? { key: `${identityKey(user)}\u0003impersonated`, user, impersonated } : { key: identityKey(user), user };
+};
+export const isImpersonation = (step: PathStep | undefined) => step?.capability === 'impersonate' || step?.capability === 'constrained-impersonate';
 export const nodeIdentity = (node: string): UserInfo => ({ username: `system:node:${node}`, groups: [NODES_GROUP, ALL_AUTHENTICATED] });
 const actorLabel = (user: UserInfo) => user.username || `member of ${user.groups.join(', ')}`;
 /** What a step yields, as the identity the next step is taken by. */
 export const yieldedIdentity = (step: PathStep, impersonator: UserInfo): Identity =>
-  identity({ username: step.yields.user ?? '', groups: step.yields.groups ?? [] }, step.yields.impersonationMode ? { impersonator, mode: step.yields.impersonationMode as ConstrainedMode } : undefined);
+  identity(
+    { username: step.yields.user ?? '', groups: step.yields.groups ?? [] },
+    step.yields.impersonationMode ? { impersonator, mode: step.yields.impersonationMode as ConstrainedMode } : undefined,
+    isImpersonation(step),
+  );
 
 function permissionAttrs(user: UserInfo, p: StepPermission): AuthorizationAttributes {
   return resourceAttributes({ user, verb: p.verb, apiGroup: p.group, apiVersion: '*', resource: p.resource, subresource: p.subresource, namespace: p.namespace, name: p.name });
@@ -232,7 +241,7 @@ export class EscalationPathSearch {
         for (const step of await this.identitySteps(at)) {
           const yielded = yieldedIdentity(step, at.user);
           // Cycles are cut: an identity is reached once, by its shortest path (and a restricted one not once it is held whole).
-          if (seen.has(yielded.key) || (yielded.via && seen.has(identityKey(yielded.user)))) continue;
+          if (seen.has(yielded.key) || (yielded.impersonated && seen.has(identityKey(yielded.user)))) continue;
           seen.add(yielded.key);
           next.push({ at: yielded, steps: [...steps, step] });
         }
@@ -493,12 +502,12 @@ export class EscalationPathSearch {
     return edges;
   }
 
-  /** Every identity one step away (a restricted identity cannot impersonate again). */
+  /** Every identity one step away (an impersonated identity cannot impersonate in turn). */
   private async identitySteps(at: Identity): Promise<PathStep[]> {
     const steps: PathStep[] = [];
     const push = (s: PathStep | undefined) => s && steps.push(s);
     const c = this.candidates;
-    const whole = !at.via;
+    const whole = !at.impersonated;
     const users = [...c.users].sort();
     const nodes = [...c.nodes].sort();
     const serviceAccounts = [...c.serviceAccounts.values()].sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
