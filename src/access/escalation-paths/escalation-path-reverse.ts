@@ -24,6 +24,7 @@ export type WhoCan = (attrs: AuthorizationAttributes) => { users: readonly strin
 /** Authorizers whose allowed subjects who-can enumerates (or that allow nobody); Node's are the node identities. */
 const ENUMERABLE = new Set(['RBAC', 'Node', 'Guardrail', 'AlwaysDeny']);
 
+/** Entries stand for identities; an impersonated one (`impersonatedOf`) stands for its base reached by impersonation, which cannot impersonate in turn. */
 interface Entry {
   /** Position in the search's order (users, groups, service accounts, nodes): candidates are tried in it. */
   index: number;
@@ -33,6 +34,7 @@ interface Entry {
   kind: 'user' | 'group' | 'serviceaccount' | 'node';
   name: string;
   namespace?: string;
+  impersonatedOf?: Entry;
 }
 
 export interface ReachingSubject {
@@ -49,6 +51,7 @@ export class ReverseEscalationSearch {
   /** Identity key -> its steps to the target. */
   private readonly reached = new Map<string, PathStep[]>();
   private readonly askEveryone: boolean;
+  private readonly impersonated = new Map<Entry, Entry>();
 
   constructor(
     private readonly search: EscalationPathSearch,
@@ -100,33 +103,52 @@ export class ReverseEscalationSearch {
       if (entry.subject && steps) reaching.push({ subject: entry.subject, path: { subject: entry.subject.label, steps } });
     }
     // Beyond the last level searched, longer paths may exist: say so only where one could.
-    const frontierLeft = (levels[maxSteps] ?? []).length > 0 && this.reached.size < this.entries.length;
+    const frontierLeft = (levels[maxSteps] ?? []).length > 0;
     return { reaching, incomplete: this.search.exhausted || (frontierLeft && (await this.anyStepLeft(levels[maxSteps]))) };
   }
 
+  /**
+   * Records a path of an identity, and the same for it impersonated when the path does not
+   * start by impersonating (an impersonated identity takes every other step as itself).
+   */
   private reach(entry: Entry, steps: PathStep[], level: Entry[]): void {
-    this.reached.set(entry.id.key, steps);
-    level.push(entry);
+    if (!this.reached.has(entry.id.key)) {
+      this.reached.set(entry.id.key, steps);
+      level.push(entry);
+    }
+    if (entry.impersonatedOf || isImpersonation(steps[0])) return;
+    const impersonated = this.impersonatedOf(entry);
+    if (this.reached.has(impersonated.id.key)) return;
+    this.reached.set(impersonated.id.key, steps);
+    level.push(impersonated);
+  }
+
+  private impersonatedOf(entry: Entry): Entry {
+    let found = this.impersonated.get(entry);
+    if (!found) this.impersonated.set(entry, (found = { ...entry, subject: undefined, id: identity(entry.id.user, undefined, true), impersonatedOf: entry }));
+    return found;
   }
 
   /** The identities that can take one step more toward the target, to `known`; each reached goes into `next`. */
   private async predecessors(known: Entry, next: Entry[]): Promise<void> {
     const steps = this.reached.get(known.id.key)!;
     const s = this.search;
+    // Impersonating an identity leads to it impersonated; every other step to it whole (a token, a pod).
+    const impersonating = !!known.impersonatedOf;
     const edges: StepEdge[] = [];
     if (known.kind === 'user') edges.push(s.userImpersonation(known.name));
     else if (known.kind === 'node') edges.push(s.userImpersonation(known.id.user.username));
     else if (known.kind === 'serviceaccount') edges.push(...s.serviceAccountEdges(known.namespace!, known.name));
     for (const edge of edges) {
-      // A request carries one impersonation: an identity whose path starts by impersonating is no use impersonated.
-      if (edge.capability === 'impersonate' && isImpersonation(steps[0])) continue;
+      if ((edge.capability === 'impersonate') !== impersonating) continue;
       for (const actor of this.candidatesFor(edge.permissions[0])) {
         const step = await s.step(actor.id, edge);
         if (step) this.reach(actor, [step, ...steps], next);
       }
     }
+    if (!impersonating) return;
     if (known.kind === 'group') await this.byGroupImpersonation(known, steps, next);
-    if (known.kind !== 'group') await this.byConstrainedImpersonation(known, steps, next);
+    else await this.byConstrainedImpersonation(known, steps, next);
   }
 
   /** Legacy impersonation of a group (with the first user the actor may impersonate), then the group's own next step taken by that pair. */
@@ -177,7 +199,7 @@ export class ReverseEscalationSearch {
 
   /** The identities not yet known to reach the target that may hold a permission. */
   private candidatesFor(permission: StepPermission): Entry[] {
-    if (this.askEveryone) return this.entries.filter((e) => !this.reached.has(e.id.key));
+    if (this.askEveryone) return this.entries.filter((e) => !this.reached.has(e.id.key) || !this.reached.has(this.impersonatedOf(e).id.key));
     const attrs = resourceAttributes({
       user: { username: '', groups: [] } as UserInfo,
       verb: permission.verb,
@@ -193,7 +215,7 @@ export class ReverseEscalationSearch {
     for (const u of users) for (const e of this.byUser.get(u) ?? []) found.add(e);
     for (const g of groups) for (const e of this.byGroup.get(g) ?? []) found.add(e);
     for (const e of this.nodes) found.add(e);
-    return [...found].filter((e) => !this.reached.has(e.id.key)).sort((a, b) => a.index - b.index);
+    return [...found].filter((e) => !this.reached.has(e.id.key) || !this.reached.has(this.impersonatedOf(e).id.key)).sort((a, b) => a.index - b.index);
   }
 
   /** Whether anyone not yet reached can take a step toward the last level (a longer path exists). */
