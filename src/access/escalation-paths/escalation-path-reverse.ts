@@ -141,7 +141,7 @@ export class ReverseEscalationSearch {
     else if (known.kind === 'serviceaccount') edges.push(...s.serviceAccountEdges(known.namespace!, known.name));
     for (const edge of edges) {
       if ((edge.capability === 'impersonate') !== impersonating) continue;
-      for (const actor of this.candidatesFor(edge.permissions[0])) {
+      for (const actor of this.candidatesFor(edge.permissions[0], impersonating)) {
         const step = await s.step(actor.id, edge);
         if (step) this.reach(actor, [step, ...steps], next);
       }
@@ -156,7 +156,7 @@ export class ReverseEscalationSearch {
     if (isImpersonation(steps[0])) return;
     const s = this.search;
     const users = [...s.candidates.users].sort();
-    for (const actor of this.candidatesFor({ verb: 'impersonate', group: '', resource: 'groups', name: known.name })) {
+    for (const actor of this.candidatesFor({ verb: 'impersonate', group: '', resource: 'groups', name: known.name }, true)) {
       let user: string | undefined;
       for (const name of users) if ((user = (await s.grantOf(actor.id.user, { verb: 'impersonate', group: '', resource: 'users', name })) ? name : undefined) !== undefined) break;
       if (user === undefined) continue;
@@ -172,7 +172,7 @@ export class ReverseEscalationSearch {
     if (isImpersonation(steps[0])) return;
     const s = this.search;
     const edge = s.constrainedImpersonation(known.id.user);
-    for (const actor of this.candidatesFor(edge.permissions[0])) {
+    for (const actor of this.candidatesFor(edge.permissions[0], true)) {
       const step = await s.step(actor.id, edge);
       if (!step) continue;
       const via = { impersonator: actor.id.user, mode: edge.yields.impersonationMode as ConstrainedMode };
@@ -197,9 +197,13 @@ export class ReverseEscalationSearch {
     return again ? [...prefix, again, ...rest] : undefined;
   }
 
-  /** The identities not yet known to reach the target that may hold a permission. */
-  private candidatesFor(permission: StepPermission): Entry[] {
-    if (this.askEveryone) return this.entries.filter((e) => !this.reached.has(e.id.key) || !this.reached.has(this.impersonatedOf(e).id.key));
+  /**
+   * The identities that may hold a permission and for which a step with it could be news: not
+   * yet known to reach the target, or (for a step other than impersonating) not yet impersonated.
+   */
+  private candidatesFor(permission: StepPermission, impersonating: boolean): Entry[] {
+    const news = (e: Entry) => !this.reached.has(e.id.key) || (!impersonating && !this.reached.has(this.impersonatedOf(e).id.key));
+    if (this.askEveryone) return this.entries.filter(news);
     const attrs = resourceAttributes({
       user: { username: '', groups: [] } as UserInfo,
       verb: permission.verb,
@@ -215,7 +219,7 @@ export class ReverseEscalationSearch {
     for (const u of users) for (const e of this.byUser.get(u) ?? []) found.add(e);
     for (const g of groups) for (const e of this.byGroup.get(g) ?? []) found.add(e);
     for (const e of this.nodes) found.add(e);
-    return [...found].filter((e) => !this.reached.has(e.id.key) || !this.reached.has(this.impersonatedOf(e).id.key)).sort((a, b) => a.index - b.index);
+    return [...found].filter(news).sort((a, b) => a.index - b.index);
   }
 
   /** Whether anyone not yet reached can take a step toward the last level (a longer path exists). */
