@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import * as os from 'node:os';
 import { KubeObject } from '../src/apimachinery/types';
 import { EscalationPathSearch } from '../src/access/escalation-paths/escalation-path-search';
 import { ReverseEscalationSearch } from '../src/access/escalation-paths/escalation-path-reverse';
@@ -66,15 +67,18 @@ export async function runEscalationPathsBench(): Promise<void> {
   const limits = { maxSteps: 4, maxIdentities: 2000, maxPaths: 10, maxDecisions: 200_000 };
   const search = () => new EscalationPathSearch({ chain, policy, secrets: () => [], pods: () => [] }, { verb: '*', group: '*', resource: '*' }, limits);
   const one: number[] = [];
+  const decisions: number[] = [];
   let found = 0;
   for (let i = 0; i < 40; i++) {
     const started = process.hrtime.bigint();
     // user-(7k) holds impersonate on service accounts: impersonate a minter, mint an admin's token.
-    const { paths } = await search().from({ username: `user-${(i * 7) % USERS}`, groups: ['system:authenticated'] }, 'x');
+    const question = search();
+    const { paths } = await question.from({ username: `user-${(i * 7) % USERS}`, groups: ['system:authenticated'] }, 'x');
     one.push(Number(process.hrtime.bigint() - started) / 1e6);
+    decisions.push(question.decisionCount);
     if (paths.length) found++;
   }
-  console.log(`escalation paths on 120,000 bindings, one subject to cluster-admin: p50 ${percentile(one, 50).toFixed(0)} ms, p99 ${percentile(one, 99).toFixed(0)} ms (${found}/40 with a path)`);
+  console.log(`escalation paths on 120,000 bindings, one subject to cluster-admin: p50 ${percentile(one, 50).toFixed(0)} ms, p99 ${percentile(one, 99).toFixed(0)} ms (${found}/40 with a path; median ${percentile(decisions, 50)} authorizer decisions); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
   // --all: the reverse search from cluster-admin, with who-can's reverse indexes to find candidates.
   const analyzer = new AccessAnalyzer(chain, policy, new AccessIndex(policy));
   const allLimits = { ...limits, maxDecisions: 2_000_000 };
