@@ -8,9 +8,10 @@ import { policyRuleSchema } from '../../rbac/kinds/schemas';
 import { createOnlyType, reviewStrategy } from '../../reviews/review-kinds';
 import { ACCESS_GROUP, ACCESS_VERSION } from '../access-types';
 import { SuggestionSubject } from './role-generation';
+import { DEFAULT_USAGE_WINDOW } from './usage-window';
 
 /** The window when `since` is not given. */
-export const DEFAULT_SUGGESTION_WINDOW = '720h';
+export const DEFAULT_SUGGESTION_WINDOW = DEFAULT_USAGE_WINDOW;
 
 export interface AccessSuggestionSpec {
   subject?: SuggestionSubject;

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { PolicyRule } from '../../apis/rbac/types';
 import { Denial, RuleUse } from './usage-memory';
+import { RecorderTable, UsageRecorder } from './recording-coverage';
 
 /** Rows kept at most per binding and per user: beyond them the least recently used go first. */
 export const MAX_ROWS_PER_BINDING = 2000;
@@ -75,10 +76,10 @@ export class UsageTable {
 
   /**
    * Adds what one replica recorded, removes the rows of deleted bindings, and prunes what is
-   * older than `cutoff` or past the bounds, in one transaction (all or nothing, so a failed
-   * flush is simply retried).
+   * older than `cutoff` or past the bounds, and notes the replica's flush, in one transaction
+   * (all or nothing, so a failed flush is simply retried).
    */
-  async flush(uses: readonly RuleUse[], denials: readonly Denial[], deletedBindings: readonly string[], cutoff: number): Promise<void> {
+  async flush(uses: readonly RuleUse[], denials: readonly Denial[], deletedBindings: readonly string[], cutoff: number, recorder: UsageRecorder): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (uses.length) {
         const columns: unknown[][] = Array.from({ length: 18 }, () => []);
@@ -98,6 +99,7 @@ export class UsageTable {
       }
       await tx.query(PRUNE_USES, [[...deletedBindings], iso(cutoff), [...new Set(uses.map((u) => u.bindingUid))], MAX_ROWS_PER_BINDING]);
       await tx.query(PRUNE_DENIALS, [iso(cutoff), [...new Set(denials.map((d) => d.user))], MAX_ROWS_PER_USER]);
+      await RecorderTable.flushed(tx, recorder, cutoff);
     });
   }
 

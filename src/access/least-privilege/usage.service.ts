@@ -7,9 +7,10 @@ import { recordRuleUsageFlush } from '../../metrics/rule-usage-metrics';
 import { Denial, denialKey, RuleUse, ruleUseKey, UsageMemory } from './usage-memory';
 import { UsageTable } from './usage-table';
 import { FlushedUsage } from '../usage-flush';
+import { USAGE_RETENTION_MS } from './usage-window';
+import { missingUse, RecorderTable, replicaName, UsageRecorder } from './recording-coverage';
 
-/** How long rule usage and refusals are kept after their last use: windows beyond it are refused. */
-export const USAGE_RETENTION_MS = 90 * 24 * 3600 * 1000;
+export { USAGE_RETENTION_MS } from './usage-window';
 
 /** Rule-level usage and refusals as a read sees them: every replica's flushed records plus this one's pending. */
 export interface RecordedUsage {
@@ -32,20 +33,53 @@ export class RuleUsageService extends FlushedUsage<TakenUsage> implements OnModu
   protected readonly logger = new Logger('RuleUsage');
   protected readonly recordName = 'rule usage';
   private readonly table: UsageTable;
+  /** This replica's row in usage_recorders: what part of a window it recorded. */
+  private readonly recording: UsageRecorder;
+  private stopping = false;
 
   constructor(
     private readonly recorder: BindingUsageRecorder,
     policy: RbacIndex,
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     @Inject(SERVER_OPTIONS) options: ServerOptions,
   ) {
     super(policy, options.bindingUsage.flushIntervalMs);
     this.table = new UsageTable(dataSource);
     this.memory = new UsageMemory(policy);
+    const now = this.now();
+    this.recording = { replica: replicaName(), recording: recorder.enabled, flushIntervalMs: options.bindingUsage.flushIntervalMs, startedAt: now, flushedAt: now };
   }
 
   onModuleInit(): void {
     this.recorder.attach(this.memory);
+  }
+
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
+    void this.afterFlushes(async () => {
+      try {
+        await RecorderTable.register(this.dataSource, this.recording);
+      } catch (err) {
+        // The first flush writes the row instead.
+        this.logger.warn(`registering this replica's usage recording failed: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  /** The last flush marks this replica stopped cleanly: nothing it recorded is lost. */
+  override async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await super.onApplicationShutdown();
+  }
+
+  /** This replica's name in the answers that say a replica's records are missing. */
+  get replica(): string {
+    return this.recording.replica;
+  }
+
+  /** Why recorded use of [from, now] may be missing (empty: none is); see missingUse. */
+  async missingUse(from: number): Promise<string[]> {
+    return missingUse(await RecorderTable.all(this.dataSource), { from, now: this.now(), self: this.recording.replica });
   }
 
   /** Now, as the policy index's clock (tests move it) tells it. */
@@ -78,7 +112,9 @@ export class RuleUsageService extends FlushedUsage<TakenUsage> implements OnModu
   }
 
   protected async store(taken: TakenUsage, deleted: readonly string[]): Promise<void> {
-    await this.table.flush(taken.uses, taken.denials, deleted, this.now() - USAGE_RETENTION_MS);
+    const now = this.now();
+    const recording = { ...this.recording, flushedAt: now, ...(this.stopping ? { stoppedAt: now } : {}) };
+    await this.table.flush(taken.uses, taken.denials, deleted, now - USAGE_RETENTION_MS, recording);
     recordRuleUsageFlush('success', taken.uses.length, taken.denials.length);
   }
 
