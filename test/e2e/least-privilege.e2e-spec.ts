@@ -386,6 +386,42 @@ describe('least privilege: findings and generated roles', () => {
     for (const attrs of robotNotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: false });
   });
 
+  it('credits a grant through a Group binding to its binding and rule, and to the member in its suggestion', async () => {
+    const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'config-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] });
+    await created(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'devs-config' }, roleRef: roleRef('ClusterRole', 'config-reader'), subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'devs' }] });
+    const asMember = (userName: string, verb: string) =>
+      server.admin.post(`${AUTHZ}/subjectaccessreviews`, {
+        apiVersion: 'authorization.platform.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: userName, groups: ['devs'], resourceAttributes: { namespace: 'team', verb, resource: 'configmaps' } },
+      });
+    await eventually(async () => expect((await asMember('carol', 'get')).body.status.allowed).toBe(true));
+    expect((await asMember('dave', 'list')).body.status.allowed).toBe(true);
+    await eventually(async () => {
+      const [usage] = await listAs(server, `${ACCESS}/ruleusages?fieldSelector=bindingRef.name=devs-config`);
+      expect(usage).toMatchObject({ roleRef: { name: 'config-reader' }, ruleIndex: 0, uses: 2 });
+      expect(usage.attributes).toEqual([
+        expect.objectContaining({ verb: 'get', resource: 'configmaps', namespace: 'team', user: 'carol', count: 1 }),
+        expect.objectContaining({ verb: 'list', resource: 'configmaps', namespace: 'team', user: 'dave', count: 1 }),
+      ]);
+    });
+    const suggested = await server.anonymous.post(
+      `${ACCESS}/accesssuggestions`,
+      { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'User', name: 'carol' } } },
+      { as: REVIEWER },
+    );
+    expect(suggested.body.status).toMatchObject({
+      replaces: [],
+      throughGroups: [{ kind: 'RoleBinding', namespace: 'team', name: 'devs-config' }],
+      removedRules: [],
+      coveredUses: 1,
+      roles: [{ kind: 'Role', metadata: { name: 'suggested.user.carol', namespace: 'team' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
+    });
+    const forGroup = await server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'Group', name: 'devs' } } });
+    expect(forGroup.body.status).toMatchObject({ replaces: [{ name: 'devs-config' }], coveredUses: 2, roles: [{ rules: [{ resources: ['configmaps'], verbs: ['get', 'list'] }] }] });
+  });
+
   it('refuses a window beyond the retention with 400, and a malformed one with 422', async () => {
     const ask = (spec: object) => server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec });
     const beyond = await ask({ subject: { kind: 'User', name: 'alice' }, since: '2200h' });

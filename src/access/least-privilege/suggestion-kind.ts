@@ -56,6 +56,10 @@ export const accessSuggestionSchema = kindSchema(
           roles: field(atomicList(any()), 'The generated Roles and ClusterRoles, ready to apply: only what the subject used, never more than it holds.'),
           bindings: field(atomicList(any()), 'The generated RoleBindings and ClusterRoleBindings to the subject.'),
           replaces: field(atomicList(bindingRefSchema), 'The bindings naming the subject today, which the generated ones replace.'),
+          throughGroups: field(
+            atomicList(bindingRefSchema),
+            'Bindings naming a group of the subject (or several subjects) through which it used part of what the generated roles allow; they are not replaced, since others hold them.',
+          ),
           removedRules: field(
             atomicList(
               struct(
