@@ -106,7 +106,7 @@ function find<T extends UsedAttributes>(list: readonly T[] | undefined, attrs: A
 function add<T extends UsedAttributes>(records: ByAttributes<T>, record: T): void {
   const namespace = usedNamespace(record);
   let byResource = records.get(namespace);
-  if (!byResource) records.set(namespace, (byResource = new Map()));
+  if (!byResource) records.set(namespace, (byResource = new Map<string, T[]>()));
   const key = usedResourceKey(record);
   const list = byResource.get(key);
   if (list) list.push(record);
@@ -134,9 +134,45 @@ interface RuleSlot {
    * member's own use is then known), except the default policy's bindings (system:authenticated...).
    */
   byUser: boolean;
-  records: ByAttributes<RuleUse>;
+  /** Its records while few (searched in order); `records` indexes them once there are more. */
+  few: RuleUse[];
+  records: ByAttributes<RuleUse> | undefined;
   /** Whether it holds records now (listed in `active`). */
   active: boolean;
+}
+
+/** Up to this many records a slot is searched in order: cheaper than two map lookups. */
+const FEW = 8;
+
+/** The record of a slot with these attributes (and user). */
+function heldIn(slot: RuleSlot, attrs: AuthorizationAttributes, user: string): RuleUse | undefined {
+  if (slot.records) return find(slot.records.get(namespaceOf(attrs))?.get(resourceKeyOf(attrs)), attrs, user);
+  const namespace = namespaceOf(attrs);
+  const resource = resourceKeyOf(attrs);
+  for (const r of slot.few) {
+    if (r.verb !== attrs.verb || r.user !== user || usedNamespace(r) !== namespace || usedResourceKey(r) !== resource) continue;
+    if (attrs.isResourceRequest ? r.apiGroup === attrs.apiGroup && r.subresource === attrs.subresource && !r.nonResourceURL : r.nonResourceURL !== '') return r;
+  }
+  return undefined;
+}
+
+function hold(slot: RuleSlot, record: RuleUse): void {
+  if (slot.records) return add(slot.records, record);
+  slot.few.push(record);
+  if (slot.few.length <= FEW) return;
+  slot.records = new Map();
+  for (const r of slot.few) add(slot.records, r);
+}
+
+function* slotRecords(slot: RuleSlot): Generator<RuleUse> {
+  if (slot.records) yield* values(slot.records);
+  else yield* slot.few;
+}
+
+/** The slots of one binding object, by rule object. */
+interface BindingSlots {
+  binding: GrantingBinding;
+  byRule: Map<PolicyRule, RuleSlot>;
 }
 
 export const ruleUseKey = (u: Pick<RuleUse, 'bindingUid' | 'ruleHash' | 'user'> & UsedAttributes) =>
@@ -145,9 +181,10 @@ export const denialKey = (d: Pick<Denial, 'user'> & UsedAttributes) => [d.user, 
 
 /**
  * Rule-level usage and refused attributes of one replica since its last flush, in memory.
- * Called on the decision path: a decision already seen costs a weak-map and a map lookup for
- * its binding and rule, two map lookups and a short search for its attributes, and two field
- * writes; a rule's index and hash are computed once per rule object of the policy index.
+ * Called on the decision path: a decision already seen costs two map lookups for its binding
+ * and rule, a short search for its attributes (two more map lookups once a rule has many), and
+ * two field writes, with no string built; a rule's index and hash are computed once per rule
+ * object of the policy index.
  *
  * Bounded: resource names are never recorded (a million names are one record), and at most
  * `maxRuleUses` and `maxDenials` distinct records (`maxDenialsPerUser` per user) are held
@@ -156,8 +193,8 @@ export const denialKey = (d: Pick<Denial, 'user'> & UsedAttributes) => [d.user, 
  * binding usage still counts every grant.
  */
 export class UsageMemory implements DecisionDetailSink {
-  /** By the granting binding object (the policy index's), then the rule object. */
-  private readonly slots = new WeakMap<GrantingBinding, Map<PolicyRule, RuleSlot>>();
+  /** By binding uid (the granting object of the policy index, replaced when it changes), then rule object. */
+  private slots = new Map<string, BindingSlots>();
   /** The slots holding records now. */
   private active: RuleSlot[] = [];
   /** Records a failed flush put back, by key (their binding object may be gone). */
@@ -178,12 +215,14 @@ export class UsageMemory implements DecisionDetailSink {
     const binding = result.grantedBy;
     const rule = result.grantedByRule;
     if (!binding || !rule) return;
-    let ofBinding = this.slots.get(binding);
-    if (!ofBinding) this.slots.set(binding, (ofBinding = new Map()));
-    let slot = ofBinding.get(rule);
-    if (!slot) ofBinding.set(rule, (slot = this.slotOf(binding, rule)));
+    const uid = binding.uid;
+    let ofBinding = this.slots.get(uid);
+    // An updated binding is a new object: its records start in new slots (summed at the flush).
+    if (!ofBinding || ofBinding.binding !== binding) this.slots.set(uid, (ofBinding = { binding, byRule: new Map() }));
+    let slot = ofBinding.byRule.get(rule);
+    if (!slot) ofBinding.byRule.set(rule, (slot = this.slotOf(binding, rule)));
     const user = slot.byUser ? attrs.user.username : '';
-    const held = find(slot.records.get(namespaceOf(attrs))?.get(resourceKeyOf(attrs)), attrs, user);
+    const held = heldIn(slot, attrs, user);
     if (held) {
       held.count++;
       held.last = now;
@@ -191,7 +230,7 @@ export class UsageMemory implements DecisionDetailSink {
     }
     if (this.useCount >= this.limits.maxRuleUses) return recordRuleUsageDrop('allowed', 'total');
     this.useCount++;
-    add(slot.records, {
+    hold(slot, {
       bindingUid: slot.bindingUid,
       bindingKind: slot.bindingKind,
       bindingNamespace: slot.bindingNamespace,
@@ -202,7 +241,13 @@ export class UsageMemory implements DecisionDetailSink {
       ruleHash: slot.identity.hash,
       rule: slot.identity.rule,
       user,
-      ...attributesOf(attrs),
+      // One literal of one shape (no spread): records stay fast objects.
+      verb: attrs.verb,
+      apiGroup: attrs.isResourceRequest ? attrs.apiGroup : '',
+      resource: attrs.isResourceRequest ? attrs.resource : '',
+      subresource: attrs.isResourceRequest ? attrs.subresource : '',
+      namespace: attrs.isResourceRequest ? attrs.namespace : '',
+      nonResourceURL: attrs.isResourceRequest ? '' : attrs.path,
       count: 1,
       first: now,
       last: now,
@@ -227,7 +272,7 @@ export class UsageMemory implements DecisionDetailSink {
     if (heldOfUser >= this.limits.maxDenialsPerUser) return recordRuleUsageDrop('denied', 'per-user');
     this.denialsPerUser.set(user, heldOfUser + 1);
     this.denialCount++;
-    if (!ofUser) this.denials.set(user, (ofUser = new Map()));
+    if (!ofUser) this.denials.set(user, (ofUser = new Map<string, Map<string, Denial[]>>()));
     add(ofUser, { user, ...attributesOf(attrs), count: 1, first: now, last: now });
   }
 
@@ -235,7 +280,8 @@ export class UsageMemory implements DecisionDetailSink {
   take(): { uses: RuleUse[]; denials: Denial[] } {
     const taken = { uses: this.allUses(), denials: this.allDenials() };
     for (const slot of this.active) {
-      slot.records = new Map();
+      slot.few = [];
+      slot.records = undefined;
       slot.active = false;
     }
     this.active = [];
@@ -260,7 +306,7 @@ export class UsageMemory implements DecisionDetailSink {
     }
     for (const denial of taken.denials) {
       let ofUser = this.denials.get(denial.user);
-      if (!ofUser) this.denials.set(denial.user, (ofUser = new Map()));
+      if (!ofUser) this.denials.set(denial.user, (ofUser = new Map<string, Map<string, Denial[]>>()));
       const held = ofUser.get(usedNamespace(denial))?.get(usedResourceKey(denial))?.find((d) => denialKey(d) === denialKey(denial));
       if (held) mergeCounts(held, denial);
       else {
@@ -280,11 +326,13 @@ export class UsageMemory implements DecisionDetailSink {
   forgetBinding(uid: string): void {
     this.active = this.active.filter((slot) => {
       if (slot.bindingUid !== uid) return true;
-      for (const _ of values(slot.records)) this.useCount--;
-      slot.records = new Map();
+      for (const _ of slotRecords(slot)) this.useCount--;
+      slot.few = [];
+      slot.records = undefined;
       slot.active = false;
       return false;
     });
+    this.slots.delete(uid);
     for (const [key, use] of this.restored) {
       if (use.bindingUid !== uid) continue;
       this.restored.delete(key);
@@ -311,7 +359,7 @@ export class UsageMemory implements DecisionDetailSink {
       if (!held) byKey.set(key, use);
       else mergeCounts(held, use);
     };
-    for (const slot of this.active) for (const use of values(slot.records)) merge(use);
+    for (const slot of this.active) for (const use of slotRecords(slot)) merge(use);
     for (const use of this.restored.values()) merge(use);
     return [...byKey.values()];
   }
@@ -328,7 +376,8 @@ export class UsageMemory implements DecisionDetailSink {
       roleName: String(binding.roleRef?.name ?? ''),
       identity: this.identityOf(rule, binding),
       byUser: !binding.object?.metadata?.labels?.[BOOTSTRAPPING_LABEL] && (subjects.length > 1 || subjects.some((s) => s.kind === 'Group')),
-      records: new Map(),
+      few: [],
+      records: undefined,
       active: false,
     };
   }

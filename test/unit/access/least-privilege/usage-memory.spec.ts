@@ -3,7 +3,7 @@ import { AuthorizerChain } from '../../../../src/authorization/authorizer-chain'
 import { BindingUsageRecorder } from '../../../../src/authorization/binding-usage-recorder';
 import { RbacAuthorizer } from '../../../../src/authorization/rbac/rbac-authorizer';
 import { metricsRegistry } from '../../../../src/metrics/registry';
-import { clusterRole, indexOf, req, roleBinding, U, user } from '../../authorization/rbac-fixtures';
+import { clusterRole, G, indexOf, req, roleBinding, U, user } from '../../authorization/rbac-fixtures';
 
 /** Rule-level usage and refusals in memory: what a decision records, and the bounds. */
 
@@ -71,5 +71,34 @@ describe('rule-level usage in memory', () => {
       ['configmaps', 1],
     ]);
     expect(denials.map((d) => d.user)).toEqual(['mallory', 'mallory', 'bob']);
+  });
+
+  it('keeps many attributes of one rule apart, and records the user of a binding naming a group or several subjects', async () => {
+    const policy = indexOf({
+      clusterRoles: [clusterRole('all', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }])],
+      roleBindings: [
+        withUid(roleBinding('ns1', 'devs', 'ClusterRole', 'all', [G('devs')]), 'uid-devs'),
+        withUid(roleBinding('ns1', 'solo', 'ClusterRole', 'all', [U('solo')]), 'uid-solo'),
+      ],
+    });
+    const recorder = new BindingUsageRecorder(true, () => 1);
+    const memory = new UsageMemory(policy);
+    recorder.attach(memory);
+    const chain = new AuthorizerChain(recorder);
+    chain.replace([new RbacAuthorizer('rbac', policy)]);
+    const resources = Array.from({ length: 20 }, (_, i) => `r${i}`);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const resource of resources) {
+        await chain.authorize(req(user('solo'), 'get', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('solo'), 'get', 'apps', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('carol', ['devs']), 'list', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('dave', ['devs']), 'list', '', resource, { ns: 'ns1' }));
+      }
+    }
+    const { uses } = memory.take();
+    expect(uses).toHaveLength(80);
+    expect(uses.every((u) => u.count === 2)).toBe(true);
+    expect(new Set(uses.filter((u) => u.bindingUid === 'uid-solo').map((u) => u.user))).toEqual(new Set(['']));
+    expect(new Set(uses.filter((u) => u.bindingUid === 'uid-devs').map((u) => u.user))).toEqual(new Set(['carol', 'dave']));
   });
 });
