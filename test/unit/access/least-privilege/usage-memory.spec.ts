@@ -91,8 +91,8 @@ describe('rule-level usage in memory', () => {
       for (const resource of resources) {
         await chain.authorize(req(user('solo'), 'get', '', resource, { ns: 'ns1' }));
         await chain.authorize(req(user('solo'), 'get', 'apps', resource, { ns: 'ns1' }));
-        await chain.authorize(req(user('carol', ['devs']), 'list', '', resource, { ns: 'ns1' }));
-        await chain.authorize(req(user('dave', ['devs']), 'list', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('carol', 'devs'), 'list', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('dave', 'devs'), 'list', '', resource, { ns: 'ns1' }));
       }
     }
     const { uses } = memory.take();
