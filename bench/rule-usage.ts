@@ -82,7 +82,7 @@ export async function benchRuleUsageMemory(): Promise<{ allowedBytes: number; de
   if (!global.gc) throw new Error('run with --expose-gc');
   const policy = policyIndex();
   const recorder = new BindingUsageRecorder(true, () => 1_700_000_000_000);
-  const memory = new UsageMemory(policy, { ...DEFAULT_USAGE_LIMITS, maxDenialsPerUser: 10_000 });
+  const memory = new UsageMemory(policy, { ...DEFAULT_USAGE_LIMITS, maxRuleUsesPerBinding: 10_000, maxDenialsPerUser: 10_000 });
   recorder.attach(memory);
   const chain = new AuthorizerChain(recorder);
   chain.replace([new RbacAuthorizer('rbac', policy)]);

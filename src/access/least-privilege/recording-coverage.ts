@@ -48,7 +48,8 @@ export function missingUse(recorders: readonly UsageRecorder[], window: { from: 
     problems.push(`${since}, after the window's start ${rfc3339(from)}: earlier use is not known`);
   }
   for (const r of [...recorders].sort((a, b) => a.startedAt - b.startedAt)) {
-    if (r.replica === self) continue;
+    // The answering replica's own pending records are in the answer (unless it does not record).
+    if (r.replica === self && r.recording) continue;
     const end = r.stoppedAt ?? (now - r.flushedAt > overdueAfter(r) ? r.flushedAt : now);
     if (end < from) continue;
     if (!r.recording) {

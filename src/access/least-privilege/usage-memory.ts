@@ -51,13 +51,15 @@ export interface Denial extends UsedAttributes, Counted {
 export interface UsageLimits {
   /** Distinct (binding, rule, attributes) records. */
   maxRuleUses: number;
+  /** Distinct records of one binding: one binding used in a million namespaces cannot fill the memory for the others. */
+  maxRuleUsesPerBinding: number;
   /** Distinct (user, attributes) refusals. */
   maxDenials: number;
   /** Distinct refusals of one user: one noisy caller cannot fill the memory for the others. */
   maxDenialsPerUser: number;
 }
 
-export const DEFAULT_USAGE_LIMITS: UsageLimits = { maxRuleUses: 10_000, maxDenials: 10_000, maxDenialsPerUser: 100 };
+export const DEFAULT_USAGE_LIMITS: UsageLimits = { maxRuleUses: 10_000, maxRuleUsesPerBinding: 2_000, maxDenials: 10_000, maxDenialsPerUser: 100 };
 
 /** What the memory needs of the policy index: the rules a binding's roleRef resolves to. */
 export interface RoleRules {
@@ -187,7 +189,8 @@ export const denialKey = (d: Pick<Denial, 'user'> & UsedAttributes) => [d.user, 
  * object of the policy index.
  *
  * Bounded: resource names are never recorded (a million names are one record), and at most
- * `maxRuleUses` and `maxDenials` distinct records (`maxDenialsPerUser` per user) are held
+ * `maxRuleUses` (`maxRuleUsesPerBinding` per binding) and `maxDenials` distinct records
+ * (`maxDenialsPerUser` per user) are held
  * between two flushes. When a bound is reached, new distinct records are dropped first
  * (counted in access_rule_usage_dropped_total); records already held keep counting, and the
  * binding usage still counts every grant.
@@ -200,6 +203,7 @@ export class UsageMemory implements DecisionDetailSink {
   /** Records a failed flush put back, by key (their binding object may be gone). */
   private restored = new Map<string, RuleUse>();
   private useCount = 0;
+  private usesPerBinding = new Map<string, number>();
   /** By user, then namespace and attributes. */
   private denials = new Map<string, ByAttributes<Denial>>();
   private denialCount = 0;
@@ -229,6 +233,9 @@ export class UsageMemory implements DecisionDetailSink {
       return;
     }
     if (this.useCount >= this.limits.maxRuleUses) return recordRuleUsageDrop('allowed', 'total');
+    const ofThisBinding = this.usesPerBinding.get(uid) ?? 0;
+    if (ofThisBinding >= this.limits.maxRuleUsesPerBinding) return recordRuleUsageDrop('allowed', 'per-binding');
+    this.usesPerBinding.set(uid, ofThisBinding + 1);
     this.useCount++;
     hold(slot, {
       bindingUid: slot.bindingUid,
@@ -287,6 +294,7 @@ export class UsageMemory implements DecisionDetailSink {
     this.active = [];
     this.restored = new Map();
     this.useCount = 0;
+    this.usesPerBinding = new Map();
     this.denials = new Map();
     this.denialCount = 0;
     this.denialsPerUser = new Map();
@@ -333,6 +341,7 @@ export class UsageMemory implements DecisionDetailSink {
       return false;
     });
     this.slots.delete(uid);
+    this.usesPerBinding.delete(uid);
     for (const [key, use] of this.restored) {
       if (use.bindingUid !== uid) continue;
       this.restored.delete(key);

@@ -9,7 +9,7 @@ import { clusterRole, G, indexOf, req, roleBinding, U, user } from '../../author
 
 const withUid = <T extends { metadata: { name: string } }>(object: T, uid: string): T => ({ ...object, metadata: { ...object.metadata, uid } });
 
-function world(limits = { maxRuleUses: 100, maxDenials: 100, maxDenialsPerUser: 10 }) {
+function world(limits = { maxRuleUses: 100, maxRuleUsesPerBinding: 100, maxDenials: 100, maxDenialsPerUser: 10 }) {
   const policy = indexOf({
     clusterRoles: [
       clusterRole('worker', [
@@ -53,7 +53,7 @@ describe('rule-level usage in memory', () => {
   });
 
   it('is bounded: resource names are not recorded, new distinct records are dropped first and counted', async () => {
-    const { chain, memory } = world({ maxRuleUses: 2, maxDenials: 5, maxDenialsPerUser: 2 });
+    const { chain, memory } = world({ maxRuleUses: 2, maxRuleUsesPerBinding: 100, maxDenials: 5, maxDenialsPerUser: 2 });
     for (let i = 0; i < 50; i++) await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1', name: `p${i}` }));
     const allowedBefore = await dropped('allowed', 'total');
     await chain.authorize(req(user('alice'), 'get', '', 'configmaps', { ns: 'ns1' }));
@@ -71,6 +71,14 @@ describe('rule-level usage in memory', () => {
       ['configmaps', 1],
     ]);
     expect(denials.map((d) => d.user)).toEqual(['mallory', 'mallory', 'bob']);
+  });
+
+  it('bounds the records of one binding: one used in many namespaces cannot fill the memory for the others', async () => {
+    const { chain, memory } = world({ maxRuleUses: 100, maxRuleUsesPerBinding: 3, maxDenials: 5, maxDenialsPerUser: 2 });
+    const before = await dropped('allowed', 'per-binding');
+    for (const resource of ['pods', 'configmaps', 'services', 'secrets', 'nodes']) await chain.authorize(req(user('alice'), 'get', '', resource, { ns: 'ns1' }));
+    expect(await dropped('allowed', 'per-binding')).toBe(before + 2);
+    expect(memory.size.uses).toBe(3);
   });
 
   it('keeps many attributes of one rule apart, and records the user of a binding naming a group or several subjects', async () => {
