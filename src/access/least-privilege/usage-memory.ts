@@ -119,6 +119,9 @@ function* values<T>(records: ByAttributes<T>): Generator<T> {
   for (const byResource of records.values()) for (const list of byResource.values()) yield* list;
 }
 
+/** What a slot holds per attributes: the binding and rule are the slot's, added when records are taken. */
+type HeldUse = UsedAttributes & Counted & { user: string };
+
 /**
  * One rule of one binding (object) as the memory holds it: what it records is made once, when
  * the rule first allows through the binding, never per decision.
@@ -137,8 +140,8 @@ interface RuleSlot {
    */
   byUser: boolean;
   /** Its records while few (searched in order); `records` indexes them once there are more. */
-  few: RuleUse[];
-  records: ByAttributes<RuleUse> | undefined;
+  few: HeldUse[];
+  records: ByAttributes<HeldUse> | undefined;
   /** Whether it holds records now (listed in `active`). */
   active: boolean;
 }
@@ -147,7 +150,7 @@ interface RuleSlot {
 const FEW = 8;
 
 /** The record of a slot with these attributes (and user). */
-function heldIn(slot: RuleSlot, attrs: AuthorizationAttributes, user: string): RuleUse | undefined {
+function heldIn(slot: RuleSlot, attrs: AuthorizationAttributes, user: string): HeldUse | undefined {
   if (slot.records) return find(slot.records.get(namespaceOf(attrs))?.get(resourceKeyOf(attrs)), attrs, user);
   const namespace = namespaceOf(attrs);
   const resource = resourceKeyOf(attrs);
@@ -158,7 +161,7 @@ function heldIn(slot: RuleSlot, attrs: AuthorizationAttributes, user: string): R
   return undefined;
 }
 
-function hold(slot: RuleSlot, record: RuleUse): void {
+function hold(slot: RuleSlot, record: HeldUse): void {
   if (slot.records) return add(slot.records, record);
   slot.few.push(record);
   if (slot.few.length <= FEW) return;
@@ -166,7 +169,7 @@ function hold(slot: RuleSlot, record: RuleUse): void {
   for (const r of slot.few) add(slot.records, r);
 }
 
-function* slotRecords(slot: RuleSlot): Generator<RuleUse> {
+function* slotRecords(slot: RuleSlot): Generator<HeldUse> {
   if (slot.records) yield* values(slot.records);
   else yield* slot.few;
 }
@@ -238,15 +241,6 @@ export class UsageMemory implements DecisionDetailSink {
     this.usesPerBinding.set(uid, ofThisBinding + 1);
     this.useCount++;
     hold(slot, {
-      bindingUid: slot.bindingUid,
-      bindingKind: slot.bindingKind,
-      bindingNamespace: slot.bindingNamespace,
-      bindingName: slot.bindingName,
-      roleKind: slot.roleKind,
-      roleName: slot.roleName,
-      ruleIndex: slot.identity.index,
-      ruleHash: slot.identity.hash,
-      rule: slot.identity.rule,
       user,
       // One literal of one shape (no spread): records stay fast objects.
       verb: attrs.verb,
@@ -359,7 +353,7 @@ export class UsageMemory implements DecisionDetailSink {
     return all;
   }
 
-  /** Every held rule use, one per key: records of two objects of one binding and rule (an updated binding) are summed. */
+  /** Every held rule use (new objects), one per key: records of two objects of one binding and rule (an updated binding) are summed. */
   private allUses(): RuleUse[] {
     const byKey = new Map<string, RuleUse>();
     const merge = (use: RuleUse) => {
@@ -368,8 +362,13 @@ export class UsageMemory implements DecisionDetailSink {
       if (!held) byKey.set(key, use);
       else mergeCounts(held, use);
     };
-    for (const slot of this.active) for (const use of slotRecords(slot)) merge(use);
-    for (const use of this.restored.values()) merge(use);
+    for (const slot of this.active) {
+      const { bindingUid, bindingKind, bindingNamespace, bindingName, roleKind, roleName, identity } = slot;
+      const ofRule = { bindingUid, bindingKind, bindingNamespace, bindingName, roleKind, roleName, ruleIndex: identity.index, ruleHash: identity.hash, rule: identity.rule };
+      for (const held of slotRecords(slot)) merge({ ...ofRule, ...held });
+    }
+    // Copies: merging must not change what is held (a read's pending() comes before the flush's take()).
+    for (const use of this.restored.values()) merge({ ...use });
     return [...byKey.values()];
   }
 

@@ -81,6 +81,16 @@ describe('rule-level usage in memory', () => {
     expect(memory.size.uses).toBe(3);
   });
 
+  it('puts back what a failed flush took; reading what is pending changes nothing', async () => {
+    const { chain, memory } = world();
+    await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1' }));
+    memory.restore(memory.take());
+    await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1' }));
+    expect(memory.pending().uses.map((u) => u.count)).toEqual([2]);
+    expect(memory.pending().uses.map((u) => u.count)).toEqual([2]);
+    expect(memory.take().uses.map((u) => [u.resource, u.count, u.roleName])).toEqual([['pods', 2, 'worker']]);
+  });
+
   it('keeps many attributes of one rule apart, and records the user of a binding naming a group or several subjects', async () => {
     const policy = indexOf({
       clusterRoles: [clusterRole('all', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }])],
