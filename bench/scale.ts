@@ -8,15 +8,16 @@ import { RawClient, startServerProcess } from './server-process';
 
 /**
  * The server holding many bindings (the issue's load: RoleBindings in many namespaces plus
- * ClusterRoleBindings), on the embedded store, in a process of its own:
+ * ClusterRoleBindings), in a process of its own:
  * - creates per second at the start and at the end of the writes (16 in flight);
  * - a full list of every RoleBinding against its floor, a bare Node HTTPS server sending the
  *   same JSON bytes from memory in the same run; /livez's delay while the list is written;
  * - a paged walk in pages of 500 (each page's p99, the whole walk against the full list) and
  *   an informer's list + watch until synced;
- * - SubjectAccessReview p99 with few bindings and with all of them;
+ * - SubjectAccessReview p99 with few bindings and with all of them; ResourceAccessReview p99 (who-can, thousands of subjects);
  * - resident memory after the writes and after a restart, and the restart until /readyz is 200.
- * BENCH_SCALE_BINDINGS sets the RoleBindings (default 100,000; ClusterRoleBindings are a tenth of them).
+ * BENCH_SCALE_BINDINGS sets the RoleBindings (default 100,000; ClusterRoleBindings are a tenth of them);
+ * with DATABASE_URL, the server uses that PostgreSQL database (give it an empty one).
  */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const SAR = '/apis/authorization.platform.io/v1/subjectaccessreviews';
@@ -90,7 +91,7 @@ export async function runScaleBench(): Promise<void> {
   const clusterBindings = Math.floor(bindings / 10);
   const namespaces = Math.ceil(bindings / PER_NAMESPACE);
   const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
-  console.log(`scale: ${bindings} RoleBindings in ${namespaces} namespaces + ${clusterBindings} ClusterRoleBindings, embedded PGlite`);
+  console.log(`scale: ${bindings} RoleBindings in ${namespaces} namespaces + ${clusterBindings} ClusterRoleBindings, ${process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).pathname.slice(1)})` : 'embedded PGlite'}`);
   let server = await startServerProcess(work);
   try {
     let client = server.client(CONCURRENCY);
