@@ -5,7 +5,7 @@ import { metricsCatalog } from './registry';
 const dropped = metricsCatalog.counter({
   stabilityLevel: 'ALPHA',
   name: 'access_rule_usage_dropped_total',
-  help: 'Decisions whose attributes were not recorded because the memory bound was reached, by record (allowed: rule-level usage; denied: refused attributes) and bound (total, per-user). Counts of attributes already held keep growing; the binding usage still counts every grant.',
+  help: 'Decisions whose attributes were not recorded because the memory bound was reached, by record (allowed: rule-level usage; denied: refused attributes) and bound (total, per-binding, per-user). Counts of attributes already held keep growing; the binding usage still counts every grant.',
   labelNames: ['record', 'bound'],
 });
 
@@ -23,7 +23,7 @@ const held = metricsCatalog.gauge({
   labelNames: ['record'],
 });
 
-export function recordRuleUsageDrop(record: 'allowed' | 'denied', bound: 'total' | 'per-user'): void {
+export function recordRuleUsageDrop(record: 'allowed' | 'denied', bound: 'total' | 'per-binding' | 'per-user'): void {
   dropped.inc({ record, bound });
 }
 

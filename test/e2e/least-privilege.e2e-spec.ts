@@ -1,11 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { dropTestSchema, newTestSchema } from '../support/db';
 import { eventually } from '../support/eventually';
-import { describeWithPostgres } from '../support/postgres';
+import { createScratchDatabase, describeWithPostgres } from '../support/postgres';
+import { HttpsClient } from '../support/https-client';
+import { issueClientCertificate } from '../../src/server/certificates';
 import { startTestServer, TestServer } from '../support/test-server';
 import { writeTokenFile } from '../support/token-file';
 import { TestClock } from '../support/test-clock';
@@ -274,6 +276,45 @@ describe('least privilege: findings and generated roles', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('takes the window from the field selector since, as a suggestion takes spec.since; refuses one beyond the retention with 400', async () => {
+    const byDefault = await findings('type=UnusedBinding');
+    expect(byDefault.every((f) => f.since === '720h' && f.incomplete === false)).toBe(true);
+    // In the last 24h alice used only alice-work: her deployments binding is idle in any window.
+    const day = await findings('type=UnusedBinding,since=24h');
+    expect(day.map((f) => f.bindingRef.name).sort()).toEqual(['alice-deployments', 'idle', 'orphan']);
+    expect(day.every((f) => f.since === '24h' && Math.abs(Date.parse(f.windowStart) - (clock.now() - DAY)) < 60_000)).toBe(true);
+    const refused = async (selector: string, message: RegExp) => {
+      const res = await server.anonymous.get(`${ACCESS}/accessfindings?fieldSelector=${encodeURIComponent(selector)}`, { as: REVIEWER });
+      expect({ selector, status: res.status, body: res.body }).toMatchObject({ selector, status: 400, body: { kind: 'Status', reason: 'BadRequest', message: expect.stringMatching(message) } });
+    };
+    await refused('since=2200h', /since: window 2200h reaches beyond the usage retention of 2160h/);
+    await refused('since=soon', /since=soon/);
+    await refused('since=0s', /must be positive/);
+    await refused('since!=24h', /selected with since=DURATION/);
+  });
+
+  it('says when a window starts before usage was recorded: findings, the list warning and suggestions are incomplete', async () => {
+    // The server began recording when it started, 31 days ago; 2000h reaches further back (the bindings are younger: no UnusedBinding).
+    const res = await server.anonymous.get(`${ACCESS}/accessfindings?fieldSelector=${encodeURIComponent('subject.name=alice,since=2000h')}`, { as: REVIEWER });
+    expect(res.status).toBe(200);
+    expect(res.body.items.length).toBeGreaterThan(0);
+    for (const f of res.body.items) expect(f).toMatchObject({ since: '2000h', incomplete: true, evaluationError: expect.stringMatching(/^usage is recorded since .*, after the window's start .*: earlier use is not known$/) });
+    expect(String(res.headers.warning)).toMatch(/^299 - "the findings may be incomplete: usage is recorded since/);
+    const missing = await findings('type=MissingServiceAccount,since=2000h');
+    expect(missing[0].incomplete).toBeUndefined();
+    const ask = (since: string) =>
+      server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'User', name: 'alice' }, since } });
+    expect((await ask('2000h')).body.status).toMatchObject({ incomplete: true, evaluationError: expect.stringContaining('earlier use is not known') });
+    expect((await ask('720h')).body.status).toMatchObject({ incomplete: false });
+    const out = await plugin(server.kubeconfigPath, ['findings', 'alice', '--since=2000h']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/^warning: the findings may be incomplete: usage is recorded since/);
+    const day = await plugin(server.kubeconfigPath, ['findings', '--since=24h', '--type=UnusedBinding', '-o', 'json']);
+    expect(day).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(day.stdout).items.map((f: any) => f.since)).toEqual(['24h', '24h', '24h']);
+    expect((await plugin(server.kubeconfigPath, ['findings', '--since=2200h'])).stderr).toMatch(/^error: .*retention/);
+  });
+
   it('kubectl access findings lists them with their fixes, by namespace, type and subject', async () => {
     const out = await plugin(server.kubeconfigPath, ['findings', '-n', 'team', '--type=UnusedBinding']);
     expect(out).toMatchObject({ code: 0, stderr: '' });
@@ -345,6 +386,42 @@ describe('least privilege: findings and generated roles', () => {
     for (const attrs of robotNotUsed) expect({ attrs, allowed: await allowed(ROBOT, attrs) }).toEqual({ attrs, allowed: false });
   });
 
+  it('credits a grant through a Group binding to its binding and rule, and to the member in its suggestion', async () => {
+    const created = async (path: string, body: object) => expect((await server.admin.post(path, body)).status).toBe(201);
+    await created(`${RBAC}/clusterroles`, { metadata: { name: 'config-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] });
+    await created(`${RBAC}/namespaces/team/rolebindings`, { metadata: { name: 'devs-config' }, roleRef: roleRef('ClusterRole', 'config-reader'), subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'devs' }] });
+    const asMember = (userName: string, verb: string) =>
+      server.admin.post(`${AUTHZ}/subjectaccessreviews`, {
+        apiVersion: 'authorization.platform.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: userName, groups: ['devs'], resourceAttributes: { namespace: 'team', verb, resource: 'configmaps' } },
+      });
+    await eventually(async () => expect((await asMember('carol', 'get')).body.status.allowed).toBe(true));
+    expect((await asMember('dave', 'list')).body.status.allowed).toBe(true);
+    await eventually(async () => {
+      const [usage] = await listAs(server, `${ACCESS}/ruleusages?fieldSelector=bindingRef.name=devs-config`);
+      expect(usage).toMatchObject({ roleRef: { name: 'config-reader' }, ruleIndex: 0, uses: 2 });
+      expect(usage.attributes).toEqual([
+        expect.objectContaining({ verb: 'get', resource: 'configmaps', namespace: 'team', user: 'carol', count: 1 }),
+        expect.objectContaining({ verb: 'list', resource: 'configmaps', namespace: 'team', user: 'dave', count: 1 }),
+      ]);
+    });
+    const suggested = await server.anonymous.post(
+      `${ACCESS}/accesssuggestions`,
+      { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'User', name: 'carol' } } },
+      { as: REVIEWER },
+    );
+    expect(suggested.body.status).toMatchObject({
+      replaces: [],
+      throughGroups: [{ kind: 'RoleBinding', namespace: 'team', name: 'devs-config' }],
+      removedRules: [],
+      coveredUses: 1,
+      roles: [{ kind: 'Role', metadata: { name: 'suggested.user.carol', namespace: 'team' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
+    });
+    const forGroup = await server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'Group', name: 'devs' } } });
+    expect(forGroup.body.status).toMatchObject({ replaces: [{ name: 'devs-config' }], coveredUses: 2, roles: [{ rules: [{ resources: ['configmaps'], verbs: ['get', 'list'] }] }] });
+  });
+
   it('refuses a window beyond the retention with 400, and a malformed one with 422', async () => {
     const ask = (spec: object) => server.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec });
     const beyond = await ask({ subject: { kind: 'User', name: 'alice' }, since: '2200h' });
@@ -382,4 +459,65 @@ describeWithPostgres('rule usage across replicas', (pgUrl) => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+
+/** A server process on the database (npm run build first), for a replica the test can kill; its admin client. */
+async function startReplicaProcess(databaseUrl: string, dataDir: string, args: string[]): Promise<{ child: ChildProcess; admin: HttpsClient }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [MAIN, '--data-dir', dataDir, '--secure-port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`replica did not start: ${out}`)), 30000);
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const m = /serving on (https:\/\/\S+)\n/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+  });
+  const ca = readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8');
+  const cert = issueClientCertificate(ca, readFileSync(join(dataDir, 'pki', 'ca.key'), 'utf8'), 'replica-admin', ['system:masters']);
+  return { child, admin: new HttpsClient(url, ca, { cert: cert.certPem, key: cert.keyPem }) };
+}
+
+describeWithPostgres('usage recorded while a replica was down', (pgUrl) => {
+  it('answers incomplete, naming the replica killed before it flushed and since when its records are missing', async () => {
+    const db = await createScratchDatabase(pgUrl);
+    const dataDir = mkdtempSync(join(tmpdir(), 'least-privilege-killed-'));
+    const local = await startTestServer({ databaseUrl: db.url, options: { bindingUsage: { recording: true, flushIntervalMs: 200 } } });
+    let replica: { child: ChildProcess; admin: HttpsClient } | undefined;
+    try {
+      replica = await startReplicaProcess(db.url, dataDir, ['--binding-usage-flush-interval=200ms']);
+      const ask = async (since: string) => {
+        const res = await local.admin.post(`${ACCESS}/accesssuggestions`, { apiVersion: 'access.platform.io/v1', kind: 'AccessSuggestion', spec: { subject: { kind: 'User', name: 'alice' }, since } });
+        expect(res.status).toBe(201);
+        return res.body.status;
+      };
+      // Both replicas record and flush: a window after both started is complete.
+      expect((await replica.admin.post(`${AUTHZ}/subjectaccessreviews`, sar('alice', { namespace: 'team', verb: 'get', resource: 'pods' }))).status).toBe(201);
+      await eventually(async () => expect(await ask('1s')).toMatchObject({ incomplete: false }));
+
+      replica.child.kill('SIGKILL');
+      await new Promise((resolve) => replica!.child.once('exit', resolve));
+      const killed = new RegExp(`replica \\S+-${replica.child.pid}-[0-9a-f]{6} has not flushed its usage since \\S+Z and did not shut down cleanly: what it recorded after that is missing`);
+      // A window that holds the time it was killed (records before, its start, are not missing).
+      await eventually(async () => expect(await ask('10m')).toMatchObject({ incomplete: true, evaluationError: expect.stringMatching(killed) }), 20_000, 500);
+      expect(await ask('1s')).toMatchObject({ incomplete: false });
+      const findings = await local.admin.get(`${ACCESS}/accessfindings?fieldSelector=since=10m`);
+      expect(findings.status).toBe(200);
+      expect(String(findings.headers.warning)).toMatch(killed);
+    } finally {
+      if (replica && replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGKILL');
+      await local.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -4,10 +4,17 @@ import { GetOptions, ListOptions } from '../../registry/options/read-options';
 import { apiVersionOf, ResourceType } from '../../runtime/schema/resource-type';
 import { errors } from '../../apimachinery/errors';
 import { KubeList, KubeObject } from '../../apimachinery/types';
+import { FieldSelector } from '../../apimachinery/selectors/field-selector';
+
+/** What a read asks of the objects: its field selector (a kind may read parameters from it) and a way to warn. */
+export interface ComputedRead {
+  field?: FieldSelector;
+  warn?(message: string): void;
+}
 
 export interface ComputedSources<T extends KubeObject> {
   /** Every object, computed at the read (any order: they are sorted by name). */
-  objects(): Promise<T[]>;
+  objects(read: ComputedRead): Promise<T[]>;
   /** The revision lists report (the policy index's). */
   revision(): string;
   continueTokens: { encode(pos: ContinuePosition): string; decode(token: string): ContinuePosition };
@@ -27,14 +34,14 @@ export class ComputedStorage<T extends KubeObject> implements ResourceStorage {
     private readonly sources: ComputedSources<T>,
   ) {}
 
-  async get(target: Target, _opts: GetOptions & Reader): Promise<KubeObject> {
-    const found = (await this.sources.objects()).find((o) => o.metadata.name === target.name);
+  async get(target: Target, opts: GetOptions & Reader): Promise<KubeObject> {
+    const found = (await this.sources.objects({ warn: opts.warn })).find((o) => o.metadata.name === target.name);
     if (!found) throw errors.notFound(target.groupResource, target.name);
     return { apiVersion: apiVersionOf(this.type), kind: this.type.kind, ...found };
   }
 
   async list(_target: Target, opts: ListOptions & Reader): Promise<KubeList> {
-    const all = (await this.sources.objects()).sort(byName);
+    const all = (await this.sources.objects({ field: opts.predicate.field, warn: opts.warn })).sort(byName);
     const revision = this.sources.revision();
     const after = opts.semantics.kind === 'Continue' ? this.sources.continueTokens.decode(opts.semantics.token).name : undefined;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { objectMetaSchema } from '../../runtime/schema/meta';
 import { ResourceType } from '../../runtime/schema/resource-type';
-import { atomicList, dateTime, field, integer, kindSchema, string, struct } from '../../runtime/schema/schema';
+import { atomicList, boolean, dateTime, field, integer, kindSchema, string, struct } from '../../runtime/schema/schema';
 import { KubeObject } from '../../apimachinery/types';
 import { PolicyRule, Subject } from '../../apis/rbac/types';
 import { policyRuleSchema, subjectSchema } from '../../rbac/kinds/schemas';
@@ -39,6 +39,11 @@ export interface AccessFinding extends KubeObject {
   escalationPath?: string;
   /** Start of the window the finding is about (RFC 3339). */
   windowStart: string;
+  /** The window as the list selected it (field selector `since`, default 720h). */
+  since?: string;
+  /** True when use in the window may be missing from the records the finding was computed from (see evaluationError). */
+  incomplete?: boolean;
+  evaluationError?: string;
   lastUsed?: string;
   suggestedFix: SuggestedFix;
 }
@@ -71,6 +76,9 @@ export const accessFindingSchema = kindSchema(
     escalationPath: field(string(), 'PathToClusterAdmin: the subject\'s shortest escalation path to cluster-admin, step by step (EscalationPathReview gives it in full); the binding is the one that grants its first step.'),
     windowStart: field(dateTime(), 'Start of the window the finding is about: use before it does not count (RFC 3339).'),
     lastUsed: field(dateTime(), 'When the binding last granted anything, if ever (RFC 3339).'),
+    since: field(string(), 'The window, a duration ending now: select it with the field selector since=DURATION (default 720h, at most the usage retention of 2160h).'),
+    incomplete: field(boolean(), 'True when use in the window may be missing from the records (a replica killed before it flushed, recording off, or a window older than the records): a permission the finding calls unused may have been used.'),
+    evaluationError: field(string(), 'Why the finding may be incomplete.'),
     suggestedFix: field(
       struct(
         {
@@ -111,6 +119,7 @@ export const accessFindingType: ResourceType<AccessFinding> = {
     { name: 'subject.kind', value: (f) => subjectOf(f).kind },
     { name: 'subject.name', value: (f) => subjectOf(f).name },
     { name: 'subject.namespace', value: (f) => subjectOf(f).namespace ?? '' },
+    { name: 'since', value: (f) => f.since ?? '' },
   ],
   table: {
     columns: [

@@ -16,21 +16,18 @@ import { storageResource } from '../../apimachinery/store-key';
 import { AccessFinding, accessFindingType } from './finding-kind';
 import { computeFindings } from './findings';
 import { AccessStorage } from '../access-storage';
-import { errors } from '../../apimachinery/errors';
 import { generateAccess } from './role-generation';
 import { AccessSuggestionSpec, accessSuggestionType, windowOf } from './suggestion-kind';
 import { rfc3339 } from './usage-kinds';
 import { EscalationPathsModule } from '../escalation-paths/escalation-paths.module';
 import { CLUSTER_ADMIN, EscalationPathService } from '../escalation-paths/escalation-path.service';
 
-/** The window findings are about: a permission not used in it is a finding. */
-export const FINDINGS_WINDOW_MS = 720 * 3600 * 1000;
-
 const SERVICE_ACCOUNTS_RESOURCE = storageResource({ group: '', plural: 'serviceaccounts' });
-import { ComputedStorage } from './computed-storage';
+import { ComputedRead, ComputedStorage } from './computed-storage';
 import { accessDenialType, ruleUsageType } from './usage-kinds';
 import { accessDenialsOf, ruleUsagesOf } from './usage-views';
-import { RuleUsageService, USAGE_RETENTION_MS } from './usage.service';
+import { RuleUsageService } from './usage.service';
+import { DEFAULT_USAGE_WINDOW, refuseBeyondRetention, selectedWindow } from './usage-window';
 
 /** A subject as a binding names it (users and groups in the RBAC group). */
 function asBindingSubject(s: { kind: 'User' | 'Group' | 'ServiceAccount'; name: string; namespace?: string }): Subject {
@@ -62,22 +59,21 @@ export class LeastPrivilegeModule implements OnModuleInit {
   onModuleInit(): void {
     const { policy, usage, continueTokens } = this;
     const revision = () => policy.syncedRevision();
-    const computed = (type: ResourceType, objects: () => Promise<KubeObject[]>) => this.registry.register(type, new ComputedStorage(type, { objects, revision, continueTokens }));
+    const computed = (type: ResourceType, objects: (read: ComputedRead) => Promise<KubeObject[]>) =>
+      this.registry.register(type, new ComputedStorage(type, { objects, revision, continueTokens }));
     computed(ruleUsageType as unknown as ResourceType, async () => ruleUsagesOf((await usage.read()).uses, policy));
     computed(accessDenialType as unknown as ResourceType, async () => accessDenialsOf((await usage.read()).denials));
-    computed(accessFindingType as unknown as ResourceType, () => this.findings(FINDINGS_WINDOW_MS));
+    computed(accessFindingType as unknown as ResourceType, (read) => this.findings(selectedWindow(read.field), read.warn));
     this.registry.register(accessSuggestionType, new AccessStorage<AccessSuggestionSpec>(accessSuggestionType, (spec) => this.suggest(spec)));
   }
 
   /** AccessSuggestion: the generated roles and the diff for a subject and window (400 beyond the retention). */
   async suggest(spec: AccessSuggestionSpec): Promise<{ spec: unknown; status: unknown }> {
     const windowMs = windowOf(spec);
-    if (windowMs > USAGE_RETENTION_MS) {
-      throw errors.badRequest(`spec.since: window ${spec.since} reaches beyond the usage retention of ${USAGE_RETENTION_MS / 3600_000}h: older use is not kept`);
-    }
+    refuseBeyondRetention('spec.since', spec.since ?? DEFAULT_USAGE_WINDOW, windowMs);
     await this.policy.ready();
     const from = this.usage.now() - windowMs;
-    const { uses } = await this.usage.read([]);
+    const [{ uses }, missing] = await Promise.all([this.usage.read([]), this.usage.missingUse(from)]);
     const generated = generateAccess({
       subject: spec.subject!,
       from,
@@ -85,19 +81,29 @@ export class LeastPrivilegeModule implements OnModuleInit {
       rulesOf: (binding, namespace) => this.policy.rulesOfRoleRef(binding.roleRef, namespace).rules,
       uses,
     });
-    return { spec: structuredClone(spec), status: { windowStart: rfc3339(from), ...generated } };
+    return { spec: structuredClone(spec), status: { windowStart: rfc3339(from), ...generated, ...incompleteness(missing) } };
   }
 
-  /** The findings of a window, from the policy index, the binding usage and the rule usage. */
-  async findings(windowMs: number): Promise<AccessFinding[]> {
+  /**
+   * The findings of a window, from the policy index, the binding usage and the rule usage.
+   * When use in the window may be missing, the findings that rest on absence of use say so,
+   * and so does a response warning.
+   */
+  async findings(window: { since: string; windowMs: number }, warn?: (message: string) => void): Promise<AccessFinding[]> {
     await Promise.all([this.policy.ready(), this.serviceAccounts.start()]);
     const bindings = (['RoleBinding', 'ClusterRoleBinding'] as const).flatMap((kind) => this.policy.objectsOf(kind).map((object) => ({ kind, object })));
     const uids = bindings.map((b) => b.object.metadata.uid ?? '').filter(Boolean);
-    const [granted, recorded, paths] = await Promise.all([this.bindingUsage.usageOf(uids), this.usage.read([]), this.escalationPaths.reaching(CLUSTER_ADMIN)]);
+    const now = this.usage.now();
+    const [granted, recorded, missing, paths] = await Promise.all([
+      this.bindingUsage.usageOf(uids),
+      this.usage.read([]),
+      this.usage.missingUse(now - window.windowMs),
+      this.escalationPaths.reaching(CLUSTER_ADMIN),
+    ]);
     const synced = this.serviceAccounts.hasSynced();
-    return computeFindings({
-      now: this.usage.now(),
-      windowMs,
+    const found = computeFindings({
+      now,
+      windowMs: window.windowMs,
       bindings,
       rulesOf: (binding, namespace) => this.policy.rulesOfRoleRef(binding.roleRef, namespace).rules,
       lastGranted: new Map([...granted].map(([uid, u]) => [uid, u.lastGranted])),
@@ -105,5 +111,14 @@ export class LeastPrivilegeModule implements OnModuleInit {
       serviceAccountExists: (namespace, name) => (synced ? this.serviceAccounts.get(namespace, name) !== undefined : undefined),
       pathsToClusterAdmin: paths.reaching.filter((r) => r.path.steps.length).map((r) => ({ subject: asBindingSubject(r.subject.subject), path: r.path })),
     });
+    const incomplete = incompleteness(missing);
+    if (incomplete.incomplete) warn?.(`the findings may be incomplete: ${incomplete.evaluationError}`);
+    // Missing use matters only to findings that rest on absence of use.
+    return found.map((f) => ({ ...f, since: window.since, ...(f.type === 'MissingServiceAccount' || f.type === 'PathToClusterAdmin' ? {} : incomplete) }));
   }
+}
+
+/** `incomplete` and `evaluationError` of an answer, from why recorded use may be missing. */
+function incompleteness(missing: readonly string[]): { incomplete: boolean; evaluationError?: string } {
+  return missing.length ? { incomplete: true, evaluationError: missing.join('; ') } : { incomplete: false };
 }

@@ -32,6 +32,8 @@ export interface GeneratedAccess {
   bindings: KubeObject[];
   /** The bindings naming the subject today, which the generated ones replace. */
   replaces: BindingRef[];
+  /** Bindings naming a group of the subject (or several subjects) through which it used what the generated roles include; they stay for the others. */
+  throughGroups: BindingRef[];
   removedRules: RemovedRule[];
   /** How many recorded uses the generated roles cover. */
   coveredUses: number;
@@ -111,8 +113,9 @@ function rulesFromUses(uses: readonly RuleUse[], source: PolicyRule): PolicyRule
 }
 
 /**
- * The smallest roles and bindings that allow what a subject used through the bindings that
- * name it (directly) in the window, never wider than what it holds: each generated rule comes
+ * The smallest roles and bindings that allow what a subject used in the window through the
+ * bindings that name it, and (a user's or service account's own use) through those naming
+ * its groups, never wider than what it holds: each generated rule comes
  * from the concrete uses one of its current rules allowed. Uses in a namespace become a Role
  * and RoleBinding there; cluster-wide uses and non-resource URLs a ClusterRole and
  * ClusterRoleBinding. Rules of those bindings' roles that allowed nothing are the diff.
@@ -121,7 +124,9 @@ export function generateAccess(inputs: GenerationInputs): GeneratedAccess {
   const key = subjectKey(inputs.subject);
   const name = suggestedName(inputs.subject);
   const replaces: BindingRef[] = [];
+  const throughGroups: BindingRef[] = [];
   const removedRules: RemovedRule[] = [];
+  const username = inputs.subject.kind === 'Group' ? '' : inputs.subject.kind === 'ServiceAccount' ? serviceAccountUsername(inputs.subject.namespace ?? '', inputs.subject.name) : inputs.subject.name;
   /** Per namespace ('' cluster-wide), the uses of each source rule (by the rule's hash). */
   const byScope = new Map<string, Map<string, { source: PolicyRule; uses: RuleUse[] }>>();
   let coveredUses = 0;
@@ -129,12 +134,18 @@ export function generateAccess(inputs: GenerationInputs): GeneratedAccess {
     const binding = object as RoleBinding;
     const namespace = kind === 'RoleBinding' ? (binding.metadata?.namespace ?? '') : '';
     const subjects = Array.isArray(binding.subjects) ? binding.subjects : [];
-    if (!subjects.some((s) => fileSubject(s, namespace).some((f) => !f.error && f.key === key))) continue;
-    const ref: BindingRef = { kind, ...(namespace ? { namespace } : {}), name: binding.metadata?.name ?? '' };
-    replaces.push(ref);
-    const rules = inputs.rulesOf(binding, namespace) ?? [];
+    const direct = subjects.some((s) => fileSubject(s, namespace).some((f) => !f.error && f.key === key));
     const uid = binding.metadata?.uid ?? '';
-    const uses = inputs.uses.filter((u) => u.bindingUid === uid && u.last >= inputs.from);
+    // Through a binding naming a Group (or several subjects), a user's own uses carry its name.
+    const inWindow = inputs.uses.filter((u) => u.bindingUid === uid && u.last >= inputs.from);
+    // A group's suggestion counts every member's use; a user's, its own (or unattributed) use.
+    const own = (u: RuleUse) => u.user === username || (direct && u.user === '');
+    const uses = direct && !username ? inWindow : username ? inWindow.filter(own) : [];
+    if (!direct && !uses.length) continue;
+    const ref: BindingRef = { kind, ...(namespace ? { namespace } : {}), name: binding.metadata?.name ?? '' };
+    // A binding the subject uses as a member stays (other members hold it): not replaced, no rule removed.
+    (direct ? replaces : throughGroups).push(ref);
+    const rules = inputs.rulesOf(binding, namespace) ?? [];
     // Each use goes to the rule it was recorded under, or (recorded under an earlier version
     // of the role) to the first current rule that allows it.
     const hashes = rules.map(ruleHash);
@@ -148,6 +159,7 @@ export function generateAccess(inputs: GenerationInputs): GeneratedAccess {
       const hash = hashes[ruleIndex];
       const allowed = usesOfRule[ruleIndex];
       if (!allowed.length) {
+        if (!direct) return;
         removedRules.push({ binding: ref, role: { kind: String(binding.roleRef?.kind ?? ''), name: String(binding.roleRef?.name ?? '') }, ruleIndex, rule: copyRule(rule) });
         return;
       }
@@ -182,5 +194,5 @@ export function generateAccess(inputs: GenerationInputs): GeneratedAccess {
       subjects: [subject],
     } as KubeObject);
   }
-  return { roles, bindings, replaces, removedRules, coveredUses };
+  return { roles, bindings, replaces, throughGroups, removedRules, coveredUses };
 }

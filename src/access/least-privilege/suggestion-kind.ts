@@ -8,9 +8,10 @@ import { policyRuleSchema } from '../../rbac/kinds/schemas';
 import { createOnlyType, reviewStrategy } from '../../reviews/review-kinds';
 import { ACCESS_GROUP, ACCESS_VERSION } from '../access-types';
 import { SuggestionSubject } from './role-generation';
+import { DEFAULT_USAGE_WINDOW } from './usage-window';
 
 /** The window when `since` is not given. */
-export const DEFAULT_SUGGESTION_WINDOW = '720h';
+export const DEFAULT_SUGGESTION_WINDOW = DEFAULT_USAGE_WINDOW;
 
 export interface AccessSuggestionSpec {
   subject?: SuggestionSubject;
@@ -55,6 +56,10 @@ export const accessSuggestionSchema = kindSchema(
           roles: field(atomicList(any()), 'The generated Roles and ClusterRoles, ready to apply: only what the subject used, never more than it holds.'),
           bindings: field(atomicList(any()), 'The generated RoleBindings and ClusterRoleBindings to the subject.'),
           replaces: field(atomicList(bindingRefSchema), 'The bindings naming the subject today, which the generated ones replace.'),
+          throughGroups: field(
+            atomicList(bindingRefSchema),
+            'Bindings naming a group of the subject (or several subjects) through which it used part of what the generated roles allow; they are not replaced, since others hold them.',
+          ),
           removedRules: field(
             atomicList(
               struct(

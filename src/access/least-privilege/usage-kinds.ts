@@ -25,6 +25,8 @@ export interface RecordedAttributes {
   subresource?: string;
   namespace?: string;
   nonResourceURL?: string;
+  /** The user allowed, when the binding names a Group or several subjects. */
+  user?: string;
   count: number;
   first: string;
   last: string;
@@ -62,7 +64,7 @@ export interface AccessDenial extends KubeObject {
 export const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The attributes as served: empty parts left out. */
-export function recordedAttributes(a: UsedAttributes & Counted): RecordedAttributes {
+export function recordedAttributes(a: UsedAttributes & Counted & { user?: string }): RecordedAttributes {
   return {
     verb: a.verb,
     ...(a.apiGroup || a.resource ? { apiGroup: a.apiGroup } : {}),
@@ -70,6 +72,7 @@ export function recordedAttributes(a: UsedAttributes & Counted): RecordedAttribu
     ...(a.subresource ? { subresource: a.subresource } : {}),
     ...(a.namespace ? { namespace: a.namespace } : {}),
     ...(a.nonResourceURL ? { nonResourceURL: a.nonResourceURL } : {}),
+    ...(a.user ? { user: a.user } : {}),
     count: a.count,
     first: rfc3339(a.first),
     last: rfc3339(a.last),
@@ -78,7 +81,7 @@ export function recordedAttributes(a: UsedAttributes & Counted): RecordedAttribu
 
 /** Attributes in a stable order: non-resource last, then by resource, namespace, verb. */
 export const attributeOrder = (a: RecordedAttributes) =>
-  [a.nonResourceURL ? 1 : 0, a.apiGroup ?? '', a.resource ?? '', a.subresource ?? '', a.namespace ?? '', a.verb, a.nonResourceURL ?? ''].join('\u0000');
+  [a.nonResourceURL ? 1 : 0, a.apiGroup ?? '', a.resource ?? '', a.subresource ?? '', a.namespace ?? '', a.verb, a.nonResourceURL ?? '', a.user ?? ''].join('\u0000');
 export const sortAttributes = (list: RecordedAttributes[]) => list.sort((x, y) => (attributeOrder(x) < attributeOrder(y) ? -1 : attributeOrder(x) > attributeOrder(y) ? 1 : 0));
 
 /** `<binding usage name>.rule-<hash>`: the same on every replica, new for an edited rule. */
@@ -121,6 +124,7 @@ const recordedAttributesSchema = struct(
     subresource: field(string(), 'The subresource, if any.'),
     namespace: field(string(), 'The namespace; absent for a cluster-wide request or a non-resource URL.'),
     nonResourceURL: field(string(), 'The path of a non-resource request.'),
+    user: field(string(), 'RuleUsage: the user the rule allowed, when the binding names a Group or several subjects (absent when it names only that user, and for the default policy\'s bindings).'),
     count: field(int64(), 'How many times, summed over every replica.'),
     first: field(dateTime(), 'When first (RFC 3339).'),
     last: field(dateTime(), 'When last (RFC 3339).'),

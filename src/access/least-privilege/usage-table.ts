@@ -1,16 +1,17 @@
 import { DataSource } from 'typeorm';
 import { PolicyRule } from '../../apis/rbac/types';
 import { Denial, RuleUse } from './usage-memory';
+import { RecorderTable, UsageRecorder } from './recording-coverage';
 
 /** Rows kept at most per binding and per user: beyond them the least recently used go first. */
 export const MAX_ROWS_PER_BINDING = 2000;
 export const MAX_ROWS_PER_USER = 500;
 
 const ADD_USES = `INSERT INTO rule_usage AS u (binding_uid, rule_hash, verb, api_group, resource, subresource, namespace, non_resource_url,
-  binding_kind, binding_namespace, binding_name, role_kind, role_name, rule_index, rule, uses, first_used, last_used)
+  binding_kind, binding_namespace, binding_name, role_kind, role_name, rule_index, rule, uses, first_used, last_used, username)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-  $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::bigint[], $17::timestamptz[], $18::timestamptz[])
-ON CONFLICT (binding_uid, rule_hash, verb, api_group, resource, subresource, namespace, non_resource_url) DO UPDATE SET
+  $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::bigint[], $17::timestamptz[], $18::timestamptz[], $19::text[])
+ON CONFLICT (binding_uid, rule_hash, username, verb, api_group, resource, subresource, namespace, non_resource_url) DO UPDATE SET
   uses = u.uses + EXCLUDED.uses, first_used = LEAST(u.first_used, EXCLUDED.first_used), last_used = GREATEST(u.last_used, EXCLUDED.last_used),
   rule_index = EXCLUDED.rule_index`;
 
@@ -21,8 +22,8 @@ ON CONFLICT (username, verb, api_group, resource, subresource, namespace, non_re
 
 /** Past the retention, and past the per-binding bound (least recently used first), rows go. */
 const PRUNE_USES = `DELETE FROM rule_usage WHERE binding_uid = ANY($1::text[]) OR last_used < $2::timestamptz
-  OR (binding_uid, rule_hash, verb, api_group, resource, subresource, namespace, non_resource_url) IN (
-    SELECT binding_uid, rule_hash, verb, api_group, resource, subresource, namespace, non_resource_url FROM (
+  OR (binding_uid, rule_hash, username, verb, api_group, resource, subresource, namespace, non_resource_url) IN (
+    SELECT binding_uid, rule_hash, username, verb, api_group, resource, subresource, namespace, non_resource_url FROM (
       SELECT *, row_number() OVER (PARTITION BY binding_uid ORDER BY last_used DESC) AS n FROM rule_usage WHERE binding_uid = ANY($3::text[])
     ) ranked WHERE n > $4)`;
 
@@ -54,6 +55,7 @@ interface UseRow {
   uses: string;
   first_used: Date | string;
   last_used: Date | string;
+  username: string;
 }
 
 interface DenialRow {
@@ -75,15 +77,15 @@ export class UsageTable {
 
   /**
    * Adds what one replica recorded, removes the rows of deleted bindings, and prunes what is
-   * older than `cutoff` or past the bounds, in one transaction (all or nothing, so a failed
-   * flush is simply retried).
+   * older than `cutoff` or past the bounds, and notes the replica's flush, in one transaction
+   * (all or nothing, so a failed flush is simply retried).
    */
-  async flush(uses: readonly RuleUse[], denials: readonly Denial[], deletedBindings: readonly string[], cutoff: number): Promise<void> {
+  async flush(uses: readonly RuleUse[], denials: readonly Denial[], deletedBindings: readonly string[], cutoff: number, recorder: UsageRecorder): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (uses.length) {
-        const columns: unknown[][] = Array.from({ length: 18 }, () => []);
+        const columns: unknown[][] = Array.from({ length: 19 }, () => []);
         for (const u of uses) {
-          const row = [u.bindingUid, u.ruleHash, u.verb, u.apiGroup, u.resource, u.subresource, u.namespace, u.nonResourceURL, u.bindingKind, u.bindingNamespace, u.bindingName, u.roleKind, u.roleName, u.ruleIndex, JSON.stringify(u.rule), String(u.count), iso(u.first), iso(u.last)];
+          const row = [u.bindingUid, u.ruleHash, u.verb, u.apiGroup, u.resource, u.subresource, u.namespace, u.nonResourceURL, u.bindingKind, u.bindingNamespace, u.bindingName, u.roleKind, u.roleName, u.ruleIndex, JSON.stringify(u.rule), String(u.count), iso(u.first), iso(u.last), u.user];
           row.forEach((value, i) => columns[i].push(value));
         }
         await tx.query(ADD_USES, columns);
@@ -98,6 +100,7 @@ export class UsageTable {
       }
       await tx.query(PRUNE_USES, [[...deletedBindings], iso(cutoff), [...new Set(uses.map((u) => u.bindingUid))], MAX_ROWS_PER_BINDING]);
       await tx.query(PRUNE_DENIALS, [iso(cutoff), [...new Set(denials.map((d) => d.user))], MAX_ROWS_PER_USER]);
+      await RecorderTable.flushed(tx, recorder, cutoff);
     });
   }
 
@@ -121,6 +124,7 @@ export class UsageTable {
       roleName: r.role_name,
       ruleIndex: Number(r.rule_index),
       rule: JSON.parse(r.rule) as PolicyRule,
+      user: r.username,
       count: Number(r.uses),
       first: ms(r.first_used),
       last: ms(r.last_used),

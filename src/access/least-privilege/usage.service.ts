@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { BindingUsageRecorder } from '../../authorization/binding-usage-recorder';
 import { RbacIndex } from '../../authorization/rbac/rbac-index.service';
@@ -6,9 +6,11 @@ import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { recordRuleUsageFlush } from '../../metrics/rule-usage-metrics';
 import { Denial, denialKey, RuleUse, ruleUseKey, UsageMemory } from './usage-memory';
 import { UsageTable } from './usage-table';
+import { FlushedUsage } from '../usage-flush';
+import { USAGE_RETENTION_MS } from './usage-window';
+import { missingUse, RecorderTable, replicaName, UsageRecorder } from './recording-coverage';
 
-/** How long rule usage and refusals are kept after their last use: windows beyond it are refused. */
-export const USAGE_RETENTION_MS = 90 * 24 * 3600 * 1000;
+export { USAGE_RETENTION_MS } from './usage-window';
 
 /** Rule-level usage and refusals as a read sees them: every replica's flushed records plus this one's pending. */
 export interface RecordedUsage {
@@ -16,55 +18,68 @@ export interface RecordedUsage {
   denials: Denial[];
 }
 
+/** What one flush takes from memory. */
+type TakenUsage = ReturnType<UsageMemory['take']>;
+
 /**
- * Rule-level usage and refused attributes across replicas, as binding usage does it: the
- * recorder's sink (UsageMemory) fills memory on the decision path; every flush interval (and
- * at shutdown) this replica adds it to the database in one transaction; a read merges the
- * table with what this replica holds. A deleted binding's records go with it.
+ * Rule-level usage and refused attributes across replicas, flushed as binding usage is
+ * (FlushedUsage): the recorder's sink (UsageMemory) fills memory on the decision path; each
+ * flush adds it to the tables in one transaction; a read merges the tables with what this
+ * replica holds. A deleted binding's records go with it.
  */
 @Injectable()
-export class RuleUsageService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class RuleUsageService extends FlushedUsage<TakenUsage> implements OnModuleInit {
   readonly memory: UsageMemory;
+  protected readonly logger = new Logger('RuleUsage');
+  protected readonly recordName = 'rule usage';
   private readonly table: UsageTable;
-  private readonly logger = new Logger('RuleUsage');
-  private deleted = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private stopListening: (() => void) | undefined;
-  private flushing: Promise<void> = Promise.resolve();
-  /** Reads under way: reads and flushes exclude each other (records on their way would be missed or counted twice). */
-  private reads = 0;
-  private readsDone: (() => void) | undefined;
+  /** This replica's row in usage_recorders: what part of a window it recorded. */
+  private readonly recording: UsageRecorder;
+  private stopping = false;
 
   constructor(
     private readonly recorder: BindingUsageRecorder,
-    private readonly policy: RbacIndex,
-    dataSource: DataSource,
-    @Inject(SERVER_OPTIONS) private readonly options: ServerOptions,
+    policy: RbacIndex,
+    private readonly dataSource: DataSource,
+    @Inject(SERVER_OPTIONS) options: ServerOptions,
   ) {
+    super(policy, options.bindingUsage.flushIntervalMs);
     this.table = new UsageTable(dataSource);
     this.memory = new UsageMemory(policy);
+    const now = this.now();
+    this.recording = { replica: replicaName(), recording: recorder.enabled, flushIntervalMs: options.bindingUsage.flushIntervalMs, startedAt: now, flushedAt: now };
   }
 
   onModuleInit(): void {
     this.recorder.attach(this.memory);
   }
 
-  onApplicationBootstrap(): void {
-    this.stopListening = this.policy.onChange((change) => {
-      if (change.type !== 'DELETED' || (change.kind !== 'RoleBinding' && change.kind !== 'ClusterRoleBinding')) return;
-      const uid = change.object.metadata?.uid;
-      if (!uid) return;
-      this.memory.forgetBinding(uid);
-      this.deleted.add(uid);
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
+    void this.afterFlushes(async () => {
+      try {
+        await RecorderTable.register(this.dataSource, this.recording);
+      } catch (err) {
+        // The first flush writes the row instead.
+        this.logger.warn(`registering this replica's usage recording failed: ${(err as Error).message}`);
+      }
     });
-    this.timer = setInterval(() => void this.flush(), this.options.bindingUsage.flushIntervalMs);
-    this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    this.stopListening?.();
-    await this.flush();
+  /** The last flush marks this replica stopped cleanly: nothing it recorded is lost. */
+  override async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await super.onApplicationShutdown();
+  }
+
+  /** This replica's name in the answers that say a replica's records are missing. */
+  get replica(): string {
+    return this.recording.replica;
+  }
+
+  /** Why recorded use of [from, now] may be missing (empty: none is); see missingUse. */
+  async missingUse(from: number): Promise<string[]> {
+    return missingUse(await RecorderTable.all(this.dataSource), { from, now: this.now(), self: this.recording.replica });
   }
 
   /** Now, as the policy index's clock (tests move it) tells it. */
@@ -72,16 +87,9 @@ export class RuleUsageService implements OnModuleInit, OnApplicationBootstrap, O
     return this.policy.clock.now();
   }
 
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.flushOnce());
-    return this.flushing;
-  }
-
   /** The rule uses of the bindings that exist now, and the refusals (of these users only, when given). */
-  async read(users?: readonly string[]): Promise<RecordedUsage> {
-    await this.flushing;
-    this.reads++;
-    try {
+  read(users?: readonly string[]): Promise<RecordedUsage> {
+    return this.reading(async () => {
       await this.policy.ready();
       const uids = [...this.policy.objectsOf('RoleBinding'), ...this.policy.objectsOf('ClusterRoleBinding')].map((b) => b.metadata.uid ?? '').filter(Boolean);
       const existing = new Set(uids);
@@ -92,26 +100,27 @@ export class RuleUsageService implements OnModuleInit, OnApplicationBootstrap, O
         uses: merge(uses, pending.uses.filter((u) => existing.has(u.bindingUid)), ruleUseKey),
         denials: merge(denials, pending.denials.filter((d) => !wanted || wanted.has(d.user)), denialKey),
       };
-    } finally {
-      if (--this.reads === 0) this.readsDone?.();
-    }
+    });
   }
 
-  private async flushOnce(): Promise<void> {
-    while (this.reads > 0) await new Promise<void>((resolve) => (this.readsDone = resolve));
-    this.readsDone = undefined;
-    const taken = this.memory.take();
-    const deleted = [...this.deleted];
-    this.deleted = new Set();
-    try {
-      await this.table.flush(taken.uses, taken.denials, deleted, this.now() - USAGE_RETENTION_MS);
-      recordRuleUsageFlush('success', taken.uses.length, taken.denials.length);
-    } catch (err) {
-      recordRuleUsageFlush('error', taken.uses.length, taken.denials.length);
-      this.logger.warn(`writing rule usage failed (retried at the next flush): ${(err as Error).message}`);
-      for (const uid of deleted) this.deleted.add(uid);
-      this.memory.restore({ uses: taken.uses.filter((u) => !this.deleted.has(u.bindingUid)), denials: taken.denials });
-    }
+  protected forget(uid: string): void {
+    this.memory.forgetBinding(uid);
+  }
+
+  protected take(): TakenUsage {
+    return this.memory.take();
+  }
+
+  protected async store(taken: TakenUsage, deleted: readonly string[]): Promise<void> {
+    const now = this.now();
+    const recording = { ...this.recording, flushedAt: now, ...(this.stopping ? { stoppedAt: now } : {}) };
+    await this.table.flush(taken.uses, taken.denials, deleted, now - USAGE_RETENTION_MS, recording);
+    recordRuleUsageFlush('success', taken.uses.length, taken.denials.length);
+  }
+
+  protected restore(taken: TakenUsage, deleted: ReadonlySet<string>): void {
+    recordRuleUsageFlush('error', taken.uses.length, taken.denials.length);
+    this.memory.restore({ uses: taken.uses.filter((u) => !deleted.has(u.bindingUid)), denials: taken.denials });
   }
 }
 

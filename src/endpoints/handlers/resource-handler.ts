@@ -45,9 +45,9 @@ export class ResourceHandler {
         return this.watch(resolved, { ...options.watch, timeoutSeconds, user }, res, encoder);
       }
       case 'get':
-        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'get', 'get')(resolved.target, { ...options.get, user }));
+        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'get', 'get')(resolved.target, { ...options.get, user, warn: warningSink(res) }));
       case 'list':
-        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'list', 'list')(resolved.target, { ...options.list, user }));
+        return this.write(scope, req, res, 200, await this.resolver.method(resolved, 'list', 'list')(resolved.target, { ...options.list, user, warn: warningSink(res) }));
       default:
         return this.notAllowed();
     }

@@ -128,8 +128,20 @@ export class ListPager {
   }
 }
 
+/**
+ * Each stored object's list item, made once: a cached object is never changed (a change is a
+ * new object), so every list of it hands out the same item, and the item's encoding, kept
+ * with it by the list writer, is made once per version of the object.
+ */
+const listItems = new WeakMap<KubeObject, KubeObject>();
+
 /** List items carry no TypeMeta of their own in kube's responses. */
 function listItem(obj: KubeObject): KubeObject {
-  const { apiVersion: _a, kind: _k, ...rest } = obj;
-  return rest as KubeObject;
+  let item = listItems.get(obj);
+  if (!item) {
+    const { apiVersion: _a, kind: _k, ...rest } = obj;
+    item = rest as KubeObject;
+    listItems.set(obj, item);
+  }
+  return item;
 }

@@ -58,6 +58,8 @@ export interface WriteOptions {
 /** Who reads: the caller of a get, list or watch, besides the typed options of the verb. */
 export interface Reader {
   user: UserInfo;
+  /** Records a response `Warning` (a read whose answer may be incomplete says so). */
+  warn?(message: string): void;
 }
 
 /** A delete's options: a write's, and kube's DeleteOptions parameters. */

@@ -46,7 +46,7 @@ export async function sendJsonListOffLoop(res: Response, code: number, contentTy
   let sink: Writable | null = null;
   let sliceStart = performance.now();
   for (let i = 0; i < list.items.length; i++) {
-    const text = (i ? ',' : '') + (JSON.stringify(list.items[i]) ?? 'null');
+    const text = (i ? ',' : '') + encodedItem(list.items[i]);
     pending.push(text);
     pendingChars += text.length;
     if (pendingChars >= (sink ? WRITE_CHARS : STREAMED_LIST_CHARS)) {
@@ -70,6 +70,23 @@ export async function sendJsonListOffLoop(res: Response, code: number, contentTy
   if (!sink) return sendRenderedOffLoop(res, code, { contentType, body: pending.join('') }, gzip);
   sink.end(pending.join(''));
   if (sink !== res) await once(res, 'finish').catch(() => undefined);
+}
+
+/**
+ * The JSON text of list items, kept with the item while it lives: the list pager hands out one
+ * item per cached object version, so a list of 110,000 cached bindings encodes only what
+ * changed since the last list. Items are never changed once listed.
+ */
+const encodedItems = new WeakMap<object, string>();
+
+function encodedItem(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? 'null';
+  let text = encodedItems.get(item);
+  if (text === undefined) {
+    text = JSON.stringify(item);
+    encodedItems.set(item, text);
+  }
+  return text;
 }
 
 function startStream(res: Response, code: number, contentType: string, gzip: boolean): Writable {

@@ -34,6 +34,7 @@ const use = (bindingUid: string, rule: PolicyRule, attrs: Partial<RuleUse>): Rul
   ruleIndex: 0,
   ruleHash: ruleHash(rule),
   rule,
+  user: '',
   verb: 'get',
   apiGroup: '',
   resource: '',

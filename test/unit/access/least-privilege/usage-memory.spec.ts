@@ -3,13 +3,13 @@ import { AuthorizerChain } from '../../../../src/authorization/authorizer-chain'
 import { BindingUsageRecorder } from '../../../../src/authorization/binding-usage-recorder';
 import { RbacAuthorizer } from '../../../../src/authorization/rbac/rbac-authorizer';
 import { metricsRegistry } from '../../../../src/metrics/registry';
-import { clusterRole, indexOf, req, roleBinding, U, user } from '../../authorization/rbac-fixtures';
+import { clusterRole, G, indexOf, req, roleBinding, U, user } from '../../authorization/rbac-fixtures';
 
 /** Rule-level usage and refusals in memory: what a decision records, and the bounds. */
 
 const withUid = <T extends { metadata: { name: string } }>(object: T, uid: string): T => ({ ...object, metadata: { ...object.metadata, uid } });
 
-function world(limits = { maxRuleUses: 100, maxDenials: 100, maxDenialsPerUser: 10 }) {
+function world(limits = { maxRuleUses: 100, maxRuleUsesPerBinding: 100, maxDenials: 100, maxDenialsPerUser: 10 }) {
   const policy = indexOf({
     clusterRoles: [
       clusterRole('worker', [
@@ -53,7 +53,7 @@ describe('rule-level usage in memory', () => {
   });
 
   it('is bounded: resource names are not recorded, new distinct records are dropped first and counted', async () => {
-    const { chain, memory } = world({ maxRuleUses: 2, maxDenials: 5, maxDenialsPerUser: 2 });
+    const { chain, memory } = world({ maxRuleUses: 2, maxRuleUsesPerBinding: 100, maxDenials: 5, maxDenialsPerUser: 2 });
     for (let i = 0; i < 50; i++) await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1', name: `p${i}` }));
     const allowedBefore = await dropped('allowed', 'total');
     await chain.authorize(req(user('alice'), 'get', '', 'configmaps', { ns: 'ns1' }));
@@ -71,5 +71,52 @@ describe('rule-level usage in memory', () => {
       ['configmaps', 1],
     ]);
     expect(denials.map((d) => d.user)).toEqual(['mallory', 'mallory', 'bob']);
+  });
+
+  it('bounds the records of one binding: one used in many namespaces cannot fill the memory for the others', async () => {
+    const { chain, memory } = world({ maxRuleUses: 100, maxRuleUsesPerBinding: 3, maxDenials: 5, maxDenialsPerUser: 2 });
+    const before = await dropped('allowed', 'per-binding');
+    for (const resource of ['pods', 'configmaps', 'services', 'secrets', 'nodes']) await chain.authorize(req(user('alice'), 'get', '', resource, { ns: 'ns1' }));
+    expect(await dropped('allowed', 'per-binding')).toBe(before + 2);
+    expect(memory.size.uses).toBe(3);
+  });
+
+  it('puts back what a failed flush took; reading what is pending changes nothing', async () => {
+    const { chain, memory } = world();
+    await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1' }));
+    memory.restore(memory.take());
+    await chain.authorize(req(user('alice'), 'get', '', 'pods', { ns: 'ns1' }));
+    expect(memory.pending().uses.map((u) => u.count)).toEqual([2]);
+    expect(memory.pending().uses.map((u) => u.count)).toEqual([2]);
+    expect(memory.take().uses.map((u) => [u.resource, u.count, u.roleName])).toEqual([['pods', 2, 'worker']]);
+  });
+
+  it('keeps many attributes of one rule apart, and records the user of a binding naming a group or several subjects', async () => {
+    const policy = indexOf({
+      clusterRoles: [clusterRole('all', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }])],
+      roleBindings: [
+        withUid(roleBinding('ns1', 'devs', 'ClusterRole', 'all', [G('devs')]), 'uid-devs'),
+        withUid(roleBinding('ns1', 'solo', 'ClusterRole', 'all', [U('solo')]), 'uid-solo'),
+      ],
+    });
+    const recorder = new BindingUsageRecorder(true, () => 1);
+    const memory = new UsageMemory(policy);
+    recorder.attach(memory);
+    const chain = new AuthorizerChain(recorder);
+    chain.replace([new RbacAuthorizer('rbac', policy)]);
+    const resources = Array.from({ length: 20 }, (_, i) => `r${i}`);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const resource of resources) {
+        await chain.authorize(req(user('solo'), 'get', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('solo'), 'get', 'apps', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('carol', 'devs'), 'list', '', resource, { ns: 'ns1' }));
+        await chain.authorize(req(user('dave', 'devs'), 'list', '', resource, { ns: 'ns1' }));
+      }
+    }
+    const { uses } = memory.take();
+    expect(uses).toHaveLength(80);
+    expect(uses.every((u) => u.count === 2)).toBe(true);
+    expect(new Set(uses.filter((u) => u.bindingUid === 'uid-solo').map((u) => u.user))).toEqual(new Set(['']));
+    expect(new Set(uses.filter((u) => u.bindingUid === 'uid-devs').map((u) => u.user))).toEqual(new Set(['carol', 'dave']));
   });
 });
