@@ -4,7 +4,7 @@ import { atomicList, boolean, field, kindSchema, string, struct } from '../runti
 import { objectMetaSchema } from '../runtime/schema/meta';
 import { subjectSchema } from '../rbac/kinds/schemas';
 import { bindingReferenceSchema, roleReferenceSchema } from './access-schemas';
-import { AccessMatrixReview, DEFAULT_MATRIX_VERBS, MAX_MATRIX_RESOURCES, MAX_MATRIX_VERBS } from './access-matrix-types';
+import { AccessMatrixReview, DEFAULT_MATRIX_VERBS, MATRIX_SUBJECT_KINDS, MAX_MATRIX_RESOURCES, MAX_MATRIX_VERBS } from './access-matrix-types';
 import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';
 
 /**
@@ -31,6 +31,16 @@ const specSchema = struct(
   {
     resources: field(atomicList(matrixResourceSchema), `The resources asked about, at most ${MAX_MATRIX_RESOURCES}, each once.`),
     verbs: field(strings(), `The verbs asked about, at most ${MAX_MATRIX_VERBS}, each once. Default: ${DEFAULT_MATRIX_VERBS.join(', ')}.`),
+    subjectFilter: field(
+      struct(
+        {
+          kind: field(string(), 'Only subjects of this kind: User, Group or ServiceAccount.'),
+          nameContains: field(string(), 'Only subjects whose name contains this text (a service account as system:serviceaccount:<namespace>:<name>).'),
+        },
+        { typeName: 'v1.MatrixSubjectFilter', description: 'MatrixSubjectFilter keeps some subjects of the answer.' },
+      ),
+      'Keeps only some subjects in the answer (grants left with none are left out), so a client need not receive every subject of the cluster-wide grants.',
+    ),
   },
   { required: ['resources'], typeName: 'v1.AccessMatrixReviewSpec', description: 'AccessMatrixReviewSpec names the resources and verbs of the matrix.' },
 );
@@ -114,6 +124,8 @@ export function validateAccessMatrixReview(review: AccessMatrixReview): FieldErr
     else if (seenVerbs.has(verb)) errs.push(fieldErrors.duplicate(`spec.verbs[${i}]`, verb));
     seenVerbs.add(verb);
   });
+  const kind = spec.subjectFilter?.kind;
+  if (kind && !MATRIX_SUBJECT_KINDS.includes(kind)) errs.push(fieldErrors.notSupported('spec.subjectFilter.kind', kind, MATRIX_SUBJECT_KINDS));
   return errs;
 }
 

@@ -11,10 +11,19 @@ export interface MatrixResource {
   subresource?: string;
 }
 
+/** Which subjects the answer keeps: a large cluster's cluster-wide grants name thousands. */
+export interface MatrixSubjectFilter {
+  kind?: string;
+  nameContains?: string;
+}
+
 export interface AccessMatrixReviewSpec {
   resources?: MatrixResource[];
   verbs?: string[];
+  subjectFilter?: MatrixSubjectFilter;
 }
+
+export const MATRIX_SUBJECT_KINDS = ['User', 'Group', 'ServiceAccount'];
 
 /** The resources and verbs one binding grants its subjects in the namespace. */
 export interface MatrixGrant {

@@ -2,7 +2,8 @@ import { aggregateErrors } from '../apimachinery/aggregate-errors';
 import { AuthorizationAttributes } from '../authorization/authorizer';
 import { resourceReviewAttributes } from '../reviews/access-review-attributes';
 import { AccessAnalyzer } from './access-analyzer';
-import { AccessMatrixReviewSpec, AccessMatrixReviewStatus, MatrixBlockedSubject, MatrixGrant, MatrixResource } from './access-matrix-types';
+import { Subject } from '../apis/rbac/types';
+import { AccessMatrixReviewSpec, AccessMatrixReviewStatus, MatrixBlockedSubject, MatrixGrant, MatrixResource, MatrixSubjectFilter } from './access-matrix-types';
 
 /**
  * The matrix of one namespace: who-can asked once per cell (resource and verb), exactly as a
@@ -16,6 +17,7 @@ export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: 
   const blocked: MatrixBlockedSubject[] = [];
   const errors = new Set<string>();
   let incomplete = false;
+  const kept = subjectsKept(spec.subjectFilter);
   for (const resource of spec.resources ?? []) {
     const cell = resourceOf(resource);
     const cellKey = `${cell.group ?? ''}\u0000${cell.resource ?? ''}\u0000${cell.subresource ?? ''}`;
@@ -23,8 +25,10 @@ export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: 
       const answer = analyzer.whoCan(cellAttributes(namespace, resource, verb));
       incomplete ||= answer.incomplete;
       if (answer.evaluationError) errors.add(answer.evaluationError);
-      for (const b of answer.blocked ?? []) blocked.push({ ...b, ...cell, verb });
-      for (const grant of answer.grants) {
+      for (const b of answer.blocked ?? []) if (kept({ kind: b.kind, name: b.name })) blocked.push({ ...b, ...cell, verb });
+      for (const found of answer.grants) {
+        const grant = { ...found, subjects: found.subjects.filter(kept) };
+        if (!grant.subjects.length) continue;
         const bindingKey = `${grant.binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${grant.binding.namespace ?? ''}\u0000${grant.binding.name}`;
         const key = `${bindingKey}\u0000${JSON.stringify(grant.subjects)}`;
         let entry = grants.get(key);
@@ -48,6 +52,19 @@ export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: 
     ...(blocked.length ? { blocked } : {}),
     incomplete,
     ...(errors.size ? { evaluationError: aggregateErrors([...errors]) } : {}),
+  };
+}
+
+/** The filter as a test of one subject; who-can names service accounts as system:serviceaccount:<namespace>:<name>. */
+function subjectsKept(filter: MatrixSubjectFilter | undefined): (s: Pick<Subject, 'kind' | 'name' | 'namespace'>) => boolean {
+  const kind = filter?.kind;
+  const text = filter?.nameContains;
+  if (!kind && !text) return () => true;
+  return (s) => {
+    const serviceAccount = s.kind === 'ServiceAccount' || (s.kind === 'User' && s.name.startsWith('system:serviceaccount:'));
+    if (kind && (kind === 'ServiceAccount' ? !serviceAccount : s.kind !== kind || serviceAccount)) return false;
+    const name = s.kind === 'ServiceAccount' ? `system:serviceaccount:${s.namespace ?? ''}:${s.name}` : s.name;
+    return !text || name.includes(text);
   };
 }
 

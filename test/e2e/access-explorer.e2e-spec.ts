@@ -152,6 +152,16 @@ describe('the access explorer', () => {
       expect([unknown.status, unknown.body.reason]).toEqual([400, 'BadRequest']);
     });
 
+    it('keeps only the subjects of spec.subjectFilter, and refuses an unknown kind with 422', async () => {
+      const filtered = await server.admin.post(`${ACCESS}/namespaces/${NS}/accessmatrixreviews`, { ...matrixReview(resources), spec: { resources, subjectFilter: { kind: 'ServiceAccount', nameContains: ':shop:' } } });
+      expect(filtered.status).toBe(201);
+      expect(filtered.body.status.grants.map((g: any) => [g.binding.name, g.subjects])).toEqual([['ci-secrets', [{ kind: 'ServiceAccount', apiGroup: '', name: 'ci', namespace: NS }]]]);
+      const users = await server.admin.post(`${ACCESS}/namespaces/${NS}/accessmatrixreviews`, { ...matrixReview(resources), spec: { resources, subjectFilter: { kind: 'User', nameContains: 'ali' } } });
+      expect(users.body.status.grants.flatMap((g: any) => g.subjects.map((s: any) => s.name))).toEqual(['alice']);
+      const bad = await server.admin.post(`${ACCESS}/namespaces/${NS}/accessmatrixreviews`, { ...matrixReview(resources), spec: { resources, subjectFilter: { kind: 'Robot' } } });
+      expect([bad.status, bad.body.details.causes]).toEqual([422, [{ field: 'spec.subjectFilter.kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Robot": supported values: "User", "Group", "ServiceAccount"' }]]);
+    });
+
     it('needs create on accessmatrixreviews (in access-reviewer)', async () => {
       const res = await server.anonymous.post(`${ACCESS}/namespaces/${NS}/accessmatrixreviews`, matrixReview([{ resource: 'pods' }]), { headers: { Authorization: 'Bearer nobody-token' } });
       expect(res.status).toBe(403);
@@ -214,14 +224,13 @@ describe('the access explorer', () => {
   });
 
   (browserMissing ? describe.skip : describe)('in headless Chromium', () => {
-    let profile: string;
-    let context: BrowserContext | undefined;
+    const opened: Array<{ context: BrowserContext; profile: string }> = [];
 
     /** A fresh browser; a client certificate of a member of system:masters unless a token is typed in. */
     const browser = async (identity: { user: string; groups: string[] } | null = { user: 'explorer-admin', groups: ['system:masters'] }) => {
-      profile = mkdtempSync(join(tmpdir(), 'access-explorer-chromium-'));
+      const profile = mkdtempSync(join(tmpdir(), 'access-explorer-chromium-'));
       const cert = identity ? server.certFor(identity.user, identity.groups) : undefined;
-      context = await chromium.launchPersistentContext(profile, {
+      const context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
         ignoreHTTPSErrors: true,
@@ -229,6 +238,7 @@ describe('the access explorer', () => {
         clientCertificates: cert ? [{ origin: server.url, cert: Buffer.from(cert.cert!), key: Buffer.from(cert.key!) }] : [],
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       });
+      opened.push({ context, profile });
       return context.pages()[0] ?? (await context.newPage());
     };
     const withToken = async (token: string) => {
@@ -243,9 +253,10 @@ describe('the access explorer', () => {
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
     };
     afterEach(async () => {
-      await context?.close();
-      context = undefined;
-      rmSync(profile, { recursive: true, force: true });
+      for (const { context, profile } of opened.splice(0)) {
+        await context.close();
+        rmSync(profile, { recursive: true, force: true });
+      }
     });
 
     it('matrix: each subject with each verb it has on pods, as who-can answers, every cell naming its binding and role', async () => {
@@ -265,6 +276,11 @@ describe('the access explorer', () => {
       await page.locator('#cell-details a', { hasText: `RoleBinding ${NS}/alice-view` }).waitFor();
       expect(await page.locator('#cell-details').innerText()).toContain('ClusterRole view');
       await screenshot(page, 'matrix');
+      // The filter is the server's: the URL carries it, and only matching subjects come back.
+      await page.fill('#f-filter', 'ali');
+      await page.click('form.query button[type=submit]');
+      await eventually(async () => expect(await page.locator('table.matrix tbody th a').allInnerTexts()).toEqual(['alice']));
+      expect(page.url()).toContain(`#/matrix?namespace=${NS}&filter=ali`);
     });
 
     it('matrix: a namespace with 500 subjects loads in the browser (time reported)', async () => {
