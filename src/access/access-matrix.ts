@@ -13,7 +13,8 @@ import { AccessMatrixReviewSpec, AccessMatrixReviewStatus, MatrixBlockedSubject,
  */
 export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: AccessMatrixReviewSpec): AccessMatrixReviewStatus {
   const verbs = spec.verbs ?? [];
-  const grants = new Map<string, { sortKey: string; grant: MatrixGrant; cells: Map<string, MatrixResource & { verbs: string[] }> }>();
+  // By binding; a binding appears once per distinct subject set (a guardrail can block some subjects in some cells).
+  const grants = new Map<string, Entry[]>();
   const blocked: MatrixBlockedSubject[] = [];
   const errors = new Set<string>();
   let incomplete = false;
@@ -30,11 +31,12 @@ export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: 
         const grant = { ...found, subjects: found.subjects.filter(kept) };
         if (!grant.subjects.length) continue;
         const bindingKey = `${grant.binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${grant.binding.namespace ?? ''}\u0000${grant.binding.name}`;
-        const key = `${bindingKey}\u0000${JSON.stringify(grant.subjects)}`;
-        let entry = grants.get(key);
+        let entries = grants.get(bindingKey);
+        if (!entries) grants.set(bindingKey, (entries = []));
+        let entry = entries.find((e) => sameSubjects(e.grant.subjects, grant.subjects));
         if (!entry) {
-          entry = { sortKey: key, grant: { binding: grant.binding, role: grant.role, subjects: grant.subjects, resources: [] }, cells: new Map() };
-          grants.set(key, entry);
+          entry = { sortKey: `${bindingKey}\u0000${String(entries.length).padStart(6, '0')}`, grant: { binding: grant.binding, role: grant.role, subjects: grant.subjects, resources: [] }, cells: new Map() };
+          entries.push(entry);
         }
         let granted = entry.cells.get(cellKey);
         if (!granted) {
@@ -46,13 +48,27 @@ export function accessMatrix(analyzer: AccessAnalyzer, namespace: string, spec: 
       }
     }
   }
-  const sorted = [...grants.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+  const sorted = [...grants.values()].flat().sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
   return {
     grants: sorted.map((e) => e.grant),
     ...(blocked.length ? { blocked } : {}),
     incomplete,
     ...(errors.size ? { evaluationError: aggregateErrors([...errors]) } : {}),
   };
+}
+
+interface Entry {
+  sortKey: string;
+  grant: MatrixGrant;
+  cells: Map<string, MatrixResource & { verbs: string[] }>;
+}
+
+function sameSubjects(a: readonly Subject[], b: readonly Subject[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].kind !== b[i].kind || a[i].name !== b[i].name || (a[i].namespace ?? '') !== (b[i].namespace ?? '')) return false;
+  }
+  return true;
 }
 
 /** The filter as a test of one subject; who-can names service accounts as system:serviceaccount:<namespace>:<name>. */
