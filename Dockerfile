@@ -15,7 +15,9 @@ COPY src ./src
 COPY migrations ./migrations
 # The embedded store's data-directory template (initdb and migrations, done once here) lets
 # a server on a new data directory start without running initdb.
+COPY bin/copy-assets.mjs ./bin/
 RUN npx tsc -p tsconfig.build.json \
+ && node bin/copy-assets.mjs \
  && node dist/src/storage/engine/build-template.js dist/db-template migrations \
  && npm prune --omit=dev --no-audit --no-fund
 

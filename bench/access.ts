@@ -36,7 +36,7 @@ const API_VERSION = `${GROUP}/v1`;
 const NAMESPACES = 1000;
 const ROLE_BINDINGS = 100_000;
 const CLUSTER_ROLE_BINDINGS = 10_000;
-const RESOURCES = ['pods', 'secrets', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'deployments', 'statefulsets', 'jobs', 'cronjobs', 'services'];
+export const RESOURCES = ['pods', 'secrets', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'deployments', 'statefulsets', 'jobs', 'cronjobs', 'services'];
 const VERB_SETS = [['get', 'list', 'watch'], ['create', 'update', 'patch', 'delete'], ['*']];
 
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), uid: `${namespace ?? ''}-${name}`, creationTimestamp: '2026-01-01T00:00:00Z' });
@@ -67,7 +67,7 @@ function* worldObjects(): Generator<{ resource: RbacResource; object: KubeObject
   }
 }
 
-function policyOfWorld(): PolicyIndex {
+export function policyOfWorld(): PolicyIndex {
   const lists = new Map<RbacResource, KubeObject[]>();
   for (const { resource, object } of worldObjects()) {
     const list = lists.get(resource) ?? [];
@@ -96,7 +96,7 @@ const EXPLAIN: AuthorizationAttributes[] = [
  * GC threads included): on a shared machine a run can wait for a core, which only the wall
  * clock shows.
  */
-async function latencies(samples: number, run: (i: number) => unknown): Promise<{ wall: number[]; cpu: number[] }> {
+export async function latencies(samples: number, run: (i: number) => unknown): Promise<{ wall: number[]; cpu: number[] }> {
   for (let i = 0; i < Math.min(200, samples); i++) await run(i);
   global.gc?.();
   const wall: number[] = [];

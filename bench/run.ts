@@ -17,6 +17,7 @@ import { runRuleUsageBench } from './rule-usage';
 import { runAccessRequestBench } from './access-requests';
 import { runGuardrailsBench } from './guardrails';
 import { runEscalationPathsBench } from './escalation-paths';
+import { runAccessMatrixBench } from './access-matrix';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -245,6 +246,8 @@ async function main() {
   if (process.argv.includes('usage')) return runUsageBench();
   // `npm run bench -- guardrails`: what the Guardrail authorizer adds to a review's decision (bench/guardrails.ts).
   if (process.argv.includes('guardrails')) return runGuardrailsBench();
+  // `npm run bench -- matrix`: the access explorer's namespace matrix on 110,000 bindings (bench/access-matrix.ts).
+  if (process.argv.includes('matrix')) return runAccessMatrixBench();
   // `npm run bench -- paths`: escalation path search on 110,000 bindings (bench/escalation-paths.ts).
   if (process.argv.includes('paths')) return runEscalationPathsBench();
   // `npm run bench -- memory` (or `idle`, `startup`): start-up time, idle RSS and idle CPU of

@@ -1,6 +1,7 @@
 import { ResourceStrategy, ResourceType } from '../runtime/schema/resource-type';
 import { createOnlyType, defaultReviewNamespace, reviewStrategy } from '../reviews/review-kinds';
 import { StructSchema } from '../runtime/schema/schema';
+import { accessMatrixReviewType } from './access-matrix-kind';
 import { bindingUsageType } from './binding-usage-kind';
 import { policyChangeReviewType } from './policy-change-kind';
 import { accessExplanationSchema, localResourceAccessReviewSchema, resourceAccessReviewSchema, subjectRulesReviewSchema } from './access-schemas';
@@ -55,6 +56,7 @@ export const accessExplanationType = accessType(
 /** In the installer's order (sorted by path), which discovery shows. */
 export const ACCESS_TYPES = [
   accessExplanationType,
+  accessMatrixReviewType,
   bindingUsageType as unknown as ResourceType,
   localResourceAccessReviewType,
   policyChangeReviewType,

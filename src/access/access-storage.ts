@@ -5,7 +5,7 @@ import { ReviewRequest } from '../reviews/review-request';
 import { reviewMetadataToWire } from '../reviews/review-wire';
 
 /** The answer to one decoded, validated question: the spec as echoed and the status. */
-export type AccessAnswer<Spec> = (spec: Spec, opts: WriteOptions) => Promise<{ spec: unknown; status: unknown }> | { spec: unknown; status: unknown };
+export type AccessAnswer<Spec> = (spec: Spec, opts: WriteOptions, target: Target) => Promise<{ spec: unknown; status: unknown }> | { spec: unknown; status: unknown };
 
 /**
  * The create-only storage of every access.platform.io kind, as the access reviews' storage
@@ -34,7 +34,7 @@ export class AccessStorage<Spec extends object> implements ResourceStorage {
     this.type.strategy.prepareForCreate?.(object, ctx);
     const errs = this.type.strategy.validate(object, ctx);
     if (errs.length) throw this.request.invalid(target, errs);
-    const answer = await this.answerOf(spec, opts);
+    const answer = await this.answerOf(spec, opts, target);
     return { object: this.request.answer(target, { metadata: reviewMetadataToWire(review.metadata), ...answer }), created: true };
   }
 }

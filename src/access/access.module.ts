@@ -11,6 +11,9 @@ import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from '../reviews
 import { accessReviewSpecToWire, rulesReviewStatusToWire } from '../reviews/review-wire';
 import { AccessAnalyzer } from './access-analyzer';
 import { AccessIndex } from './access-index';
+import { accessMatrix } from './access-matrix';
+import { accessMatrixReviewType } from './access-matrix-kind';
+import { AccessMatrixReviewSpec } from './access-matrix-types';
 import { accessExplanationType, localResourceAccessReviewType, resourceAccessReviewType, subjectRulesReviewType } from './access-kinds';
 import { AccessStorage } from './access-storage';
 import { bindingUsageType } from './binding-usage-kind';
@@ -82,6 +85,14 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
         },
         normalize,
       ),
+    );
+    this.registry.register(
+      accessMatrixReviewType,
+      new AccessStorage<AccessMatrixReviewSpec>(accessMatrixReviewType, async (spec, opts, target) => {
+        await ready();
+        await this.chain.consistent(opts.receivedAt);
+        return { spec, status: accessMatrix(analyzer, target.namespace, spec) };
+      }),
     );
     this.registry.register(
       bindingUsageType as unknown as ResourceType,

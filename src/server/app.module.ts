@@ -18,6 +18,7 @@ import { SERVER_OPTIONS } from '../config/options';
 import { CoreModule } from '../core/core.module';
 import { HealthModule } from '../health/health.module';
 import { OpenApiUiModule } from '../openapi-ui/openapi-ui.module';
+import { AccessExplorerModule } from '../access-explorer/access-explorer.module';
 import { RbacModule } from '../rbac/rbac.module';
 import { ReviewsModule } from '../reviews/reviews.module';
 import { ServiceAccountModule } from '../serviceaccount/serviceaccount.module';
@@ -91,6 +92,7 @@ export class AppModule {
         HealthModule,
         FiltersModule,
         OpenApiUiModule,
+        AccessExplorerModule,
         // Last: its catch-all route answers what no route above serves.
         UnknownPathModule,
       ],

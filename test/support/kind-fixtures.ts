@@ -80,6 +80,7 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
   }),
   [`${ACCESS}/v1/AccessSuggestion`]: () => ({ spec: { subject: { kind: 'User', name: 'alice' }, since: '24h' } }),
   [`${ACCESS}/v1/EscalationPathReview`]: () => ({ spec: { subject: { user: 'alice' }, target: { clusterAdmin: true } } }),
+  [`${ACCESS}/v1/AccessMatrixReview`]: () => ({ spec: { resources: [{ resource: 'pods' }, { group: 'apps', resource: 'deployments' }] } }),
 };
 
 /** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */

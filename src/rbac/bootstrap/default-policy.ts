@@ -137,9 +137,9 @@ export function defaultClusterRoles(): ClusterRole[] {
     {
       // Non-sensitive cluster information, open to everyone.
       name: 'system:public-info-viewer',
-      // kube's rules plus the API page's files, which say nothing about the server (the
-      // documents the page reads stay with system:discovery).
-      rules: [urlRule(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi/ui', '/openapi/ui/*'])],
+      // kube's rules plus the API page's and the access explorer's files, which say nothing
+      // about the server (the documents and answers the pages read need their own rights).
+      rules: [urlRule(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi/ui', '/openapi/ui/*', '/access', '/access/*'])],
     },
     // The user-facing roles are aggregated; kube chains them through their own labels:
     // view carries aggregate-to-edit and edit carries aggregate-to-admin, so view ⊂ edit ⊂ admin.
@@ -213,6 +213,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         // Escalation paths are questions like the reviews; guardrails are read, never written, by reviewers.
         resourceRule(['create'], [ACCESS], ['escalationpathreviews']),
         resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessguardrails']),
+        // A namespace's access matrix: one who-can per cell, asked at once.
+        resourceRule(['create'], [ACCESS], ['accessmatrixreviews']),
       ],
     },
     {

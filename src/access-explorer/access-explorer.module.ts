@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { AccessExplorerController } from './access-explorer.controller';
+
+/** The access explorer page at /access/. */
+@Module({ controllers: [AccessExplorerController] })
+export class AccessExplorerModule {}
