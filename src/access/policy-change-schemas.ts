@@ -71,7 +71,7 @@ const exceptSchema = struct(
   { typeName: 'v1.PermissionExceptions', description: 'PermissionExceptions lists the values a wildcard of the entry does not cover.' },
 );
 
-const permissionChangeSchema = struct(
+export const permissionChangeSchema = struct(
   {
     subject: field(subjectSchema, 'The subject, as bindings name it; a user is compared on its own bindings, a group on the bindings naming the group.'),
     namespace: field(string(), 'The namespace; absent: cluster-wide and in every namespace except exceptNamespaces.'),

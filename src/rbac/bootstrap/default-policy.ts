@@ -213,6 +213,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         // Escalation paths are questions like the reviews; guardrails are read, never written, by reviewers.
         resourceRule(['create'], [ACCESS], ['escalationpathreviews']),
         resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessguardrails']),
+        // Who gained and lost what, through which change: history of every subject's grants.
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accesschanges']),
       ],
     },
     {

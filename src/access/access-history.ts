@@ -1,0 +1,110 @@
+import { KubeObject } from '../apimachinery/types';
+import { bindingWindow, VALID_FROM_ANNOTATION, VALID_UNTIL_ANNOTATION } from '../apis/rbac/binding-window';
+import { RbacKind } from '../authorization/rbac/policy-index';
+import { AccessChange, AccessChangeCause } from './access-change-kind';
+import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';
+import { PermissionChange } from './policy-change-types';
+
+/**
+ * The pure half of access history: how one diff becomes AccessChange objects (one per
+ * subject and namespace, named after the change that caused them, so a second leader
+ * recording the same change makes the same names and is refused), and which time windows
+ * open or close in a span of time.
+ */
+
+const subjectId = (e: PermissionChange): string => `${e.subject.kind}\u0000${e.subject.namespace ?? ''}\u0000${e.subject.name}`;
+
+/** Drops what the object carries at its top level already. */
+function entryOf(e: PermissionChange): PermissionChange {
+  const { subject: _subject, namespace: _namespace, ...rest } = e;
+  return rest as PermissionChange;
+}
+
+/**
+ * The AccessChange objects of one cause: one per subject and namespace that gained or lost
+ * anything, in a fixed order (subject, then cluster-wide before namespaces), named
+ * `<prefix>-<index>`.
+ */
+export function accessChangesOf(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, time: string, prefix: string): AccessChange[] {
+  const groups = new Map<string, { sample: PermissionChange; gained: PermissionChange[]; lost: PermissionChange[] }>();
+  const add = (e: PermissionChange, side: 'gained' | 'lost') => {
+    const id = `${subjectId(e)}\u0001${e.namespace ?? ''}`;
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { sample: e, gained: [], lost: [] }));
+    group[side].push(entryOf(e));
+  };
+  for (const e of diff.gained) add(e, 'gained');
+  for (const e of diff.lost) add(e, 'lost');
+  const ids = [...groups.keys()].sort();
+  return ids.map((id, i) => {
+    const { sample, gained, lost } = groups.get(id)!;
+    return {
+      apiVersion: `${ACCESS_GROUP}/${ACCESS_VERSION}`,
+      kind: 'AccessChange',
+      metadata: { name: `${prefix}-${i}` },
+      subject: sample.subject,
+      ...(sample.namespace ? { namespace: sample.namespace } : {}),
+      ...(gained.length ? { gained } : {}),
+      ...(lost.length ? { lost } : {}),
+      cause,
+      time,
+    };
+  });
+}
+
+/** The name prefix of the entries a committed write caused: its revision. */
+export const revisionPrefix = (revision: string): string => `r${revision}`;
+
+/** The name prefix of the entries a window caused: when, and which binding (its uid, else its name). */
+export function windowPrefix(boundary: WindowBoundary): string {
+  const meta = boundary.binding.metadata ?? {};
+  const id = (meta.uid ?? `${meta.namespace ?? ''}.${meta.name ?? ''}`).toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+  return `w${boundary.at}-${boundary.opens ? 'from' : 'until'}-${id}`;
+}
+
+/** A binding's window opening (valid-from) or closing (valid-until) at `at`. */
+export interface WindowBoundary {
+  at: number;
+  opens: boolean;
+  kind: Extract<RbacKind, 'RoleBinding' | 'ClusterRoleBinding'>;
+  binding: KubeObject;
+}
+
+export function hasWindow(binding: KubeObject): boolean {
+  const annotations = binding.metadata?.annotations;
+  return !!annotations && (Object.hasOwn(annotations, VALID_FROM_ANNOTATION) || Object.hasOwn(annotations, VALID_UNTIL_ANNOTATION));
+}
+
+/** The boundaries of these bindings' windows in (after, upTo], oldest first (ties: openings first, then by name). */
+export function boundariesBetween(bindings: Iterable<{ kind: WindowBoundary['kind']; binding: KubeObject }>, after: number, upTo: number): WindowBoundary[] {
+  const found: WindowBoundary[] = [];
+  for (const { kind, binding } of bindings) {
+    const { validFrom, validUntil } = bindingWindow(binding);
+    // A window that closes no later than it opens never grants: nothing opens or closes.
+    if (validFrom !== undefined && validUntil !== undefined && validUntil <= validFrom) continue;
+    if (validFrom !== undefined && Number.isFinite(validFrom) && validFrom > after && validFrom <= upTo) found.push({ at: validFrom, opens: true, kind, binding });
+    if (validUntil !== undefined && Number.isFinite(validUntil) && validUntil > after && validUntil <= upTo) found.push({ at: validUntil, opens: false, kind, binding });
+  }
+  const order = (b: WindowBoundary) => `${b.kind}/${b.binding.metadata?.namespace ?? ''}/${b.binding.metadata?.name ?? ''}`;
+  return found.sort((a, b) => a.at - b.at || Number(b.opens) - Number(a.opens) || order(a).localeCompare(order(b)));
+}
+
+/** The next boundary after `after` (undefined: none). */
+export function nextBoundary(bindings: Iterable<{ binding: KubeObject }>, after: number): number | undefined {
+  let next: number | undefined;
+  for (const { binding } of bindings) {
+    const { validFrom, validUntil } = bindingWindow(binding);
+    for (const at of [validFrom, validUntil]) {
+      if (at !== undefined && Number.isFinite(at) && at > after) next = Math.min(next ?? at, at);
+    }
+  }
+  return next;
+}
+
+/** The binding as it grants while its window is open: without the window's annotations. */
+export function withoutWindow(binding: KubeObject): KubeObject {
+  const annotations = { ...(binding.metadata?.annotations ?? {}) };
+  delete annotations[VALID_FROM_ANNOTATION];
+  delete annotations[VALID_UNTIL_ANNOTATION];
+  return { ...binding, metadata: { ...binding.metadata, annotations } };
+}
