@@ -1,3 +1,5 @@
+import { execFile, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { eventually } from '../support/eventually';
 import { ClientIdentity } from '../support/https-client';
 import { TestClock } from '../support/test-clock';
@@ -18,6 +20,17 @@ const MERGE = 'application/merge-patch+json';
 
 const user = (name: string) => ({ kind: 'User', apiGroup: RBAC_GROUP, name });
 const roleRef = (kind: 'Role' | 'ClusterRole', name: string) => ({ apiGroup: RBAC_GROUP, kind, name });
+const PLUGIN = resolve(__dirname, '..', '..', 'bin', 'kubectl-access');
+
+function plugin(kubeconfig: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(PLUGIN, [...args, '--kubeconfig', kubeconfig], { timeout: 30000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
 const readSecrets = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
 
 describe('access history', () => {
@@ -195,5 +208,44 @@ describe('access history', () => {
       ['ADDED', 'frank-2', 'Create'],
       ['ADDED', 'frank-1', 'Delete'],
     ]);
+  });
+
+  describe('kubectl access history', () => {
+    const history = (...args: string[]) => plugin(server.kubeconfigPath, 'history', ...args);
+
+    it('prints a subject\'s gains and losses oldest first, with the change and who made it', async () => {
+      const out = await history('bob', '-n', 'team-a');
+      expect(out).toMatchObject({ code: 0, stderr: '' });
+      const lines = out.stdout.trim().split('\n');
+      expect(lines[0].split(/\s{2,}/)).toEqual(['TIME', 'SUBJECT', 'NAMESPACE', 'VERB', 'RESOURCE', 'EXCEPT', 'VIA', 'CAUSE', 'BY']);
+      const rows = lines.slice(1).map((l) => l.replace(/^\S+\s+/, ''));
+      expect(rows).toHaveLength(3);
+      expect(rows[0]).toMatch(/^\+\s+User:bob\s+team-a\s+get\s+secrets\s+-\s+RoleBinding team-a\/bob-reads → Role secret-reader\s+Create RoleBinding\/team-a\/bob-reads@\d+\s+alice$/);
+      expect(rows[1]).toMatch(/^\+\s+User:bob\s+team-a\s+list\s+secrets\s+.*Update Role\/team-a\/secret-reader@\d+\s+alice$/);
+      expect(rows[2]).toMatch(/^-\s+User:bob\s+team-a\s+get,list\s+secrets\s+.*Delete RoleBinding\/team-a\/bob-reads@\d+\s+alice$/);
+    });
+
+    it('answers -o json with the list, --since with the recent ones only, and refuses bad usage', async () => {
+      const json = await history('system:serviceaccount:none:nobody', '-o', 'json');
+      expect(JSON.parse(json.stdout)).toMatchObject({ apiVersion: 'access.platform.io/v1', kind: 'AccessChangeList', items: [] });
+      const all = JSON.parse((await history('bob', '-o', 'json')).stdout);
+      expect(all.items).toHaveLength(3);
+      expect(await history('bob', '--since=1ms')).toEqual({ code: 0, stdout: 'No access changes recorded.\n', stderr: '' });
+      expect(await history('bob', '--since=soon')).toEqual({ code: 1, stdout: '', stderr: 'error: --since must be a duration such as 24h or 90m, not "soon"\n' });
+      expect(await history('bob', '--group', 'devs')).toEqual({ code: 1, stdout: '', stderr: 'error: give either a SUBJECT or --group, not both\n' });
+    });
+
+    it('follows new changes with --watch', async () => {
+      const child = spawn(PLUGIN, ['history', 'gina', '--watch', '--kubeconfig', server.kubeconfigPath]);
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      try {
+        expect((await post(`${RBAC}/clusterrolebindings`, { metadata: { name: 'gina-views' }, roleRef: roleRef('ClusterRole', 'view'), subjects: [user('gina')] })).status).toBe(201);
+        await eventually(() => expect(stdout).toMatch(/User:gina\s+\*\s+.*Create ClusterRoleBinding\/gina-views@\d+\s+alice\n/));
+        expect(stdout.split('\n')[0]).toMatch(/^TIME\s+SUBJECT/);
+      } finally {
+        child.kill();
+      }
+    });
   });
 });
