@@ -164,6 +164,32 @@ describe('access history', () => {
     expect(loss.lost).toEqual(gain.gained);
   });
 
+  it('records an access request granted as the access-request controller\'s binding, and its end when the window closes', async () => {
+    const ivy = server.certFor('ivy', []);
+    expect((await server.admin.post(`${RBAC}/clusterrolebindings`, { metadata: { name: 'ivy-requests' }, roleRef: roleRef('ClusterRole', 'access-requester'), subjects: [user('ivy')] })).status).toBe(201);
+    expect(
+      (
+        await server.admin.post(`${ACCESS}/accessrequestpolicies`, {
+          metadata: { name: 'view-in-team-b' },
+          spec: { roles: [{ kind: 'ClusterRole', names: ['view'] }], namespaces: ['team-b'], requesters: [user('ivy')], approvers: [user('alice')] },
+        })
+      ).status,
+    ).toBe(201);
+    const requests = `${ACCESS}/namespaces/team-b/accessrequests`;
+    await eventually(async () =>
+      expect((await server.anonymous.post(requests, { metadata: { name: 'ivy-view' }, spec: { roleRef: roleRef('ClusterRole', 'view'), duration: '1h' } }, { as: ivy })).status).toBe(201),
+    );
+    const made = (await server.admin.get(`${requests}/ivy-view`)).body;
+    expect((await server.anonymous.put(`${requests}/ivy-view/approval`, { ...made, status: { ...made.status, approvals: [{}] } }, { as: alice })).status).toBe(200);
+    const granted = (await eventuallyChanges('User:ivy', 1, ',namespace=team-b'))[0];
+    expect(granted).toMatchObject({ namespace: 'team-b', cause: { kind: 'RoleBinding', namespace: 'team-b', operation: 'Create', user: { username: 'system:controller:access-request-controller' } } });
+    expect(granted.gained.length).toBeGreaterThan(0);
+    clock.advance(3600_000);
+    const [, ended] = await eventuallyChanges('User:ivy', 2, ',namespace=team-b');
+    expect(ended).toMatchObject({ cause: { kind: 'RoleBinding', name: granted.cause.name, operation: 'WindowClosed' } });
+    expect(ended.lost).toEqual(granted.gained);
+  });
+
   it('selects by subject fields and namespace, and is read-only for clients', async () => {
     const inTeamA = await server.admin.get(`${CHANGES}?fieldSelector=${encodeURIComponent('namespace=team-a,subject.name=bob')}`);
     expect(inTeamA.status).toBe(200);
