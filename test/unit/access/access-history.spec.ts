@@ -6,7 +6,7 @@ const RBAC = 'rbac.authorization.platform.io';
 const FROM = `${RBAC}/valid-from`;
 const UNTIL = `${RBAC}/valid-until`;
 
-const via = [{ binding: { kind: 'RoleBinding', namespace: 'a', name: 'b' }, role: { kind: 'ClusterRole', name: 'view' } }];
+const via: PermissionChange['via'] = [{ binding: { kind: 'RoleBinding', namespace: 'a', name: 'b' }, role: { kind: 'ClusterRole', name: 'view' } }];
 const entry = (name: string, verb: string, namespace?: string, kind = 'User'): PermissionChange => ({
   subject: { kind, name, ...(kind === 'User' ? { apiGroup: RBAC } : {}) },
   ...(namespace ? { namespace } : {}),
