@@ -162,8 +162,8 @@ class LeaderRun {
         const now = this.deps.clock.now();
         const due = nextBoundary(this.windowed.values(), this.windowsThrough);
         if (due !== undefined && due <= now) await this.serialized(() => this.windowsUpTo(now, true));
-        if (this.deps.retentionMs > 0 && Date.now() >= pruneAt) {
-          pruneAt = Date.now() + PRUNE_INTERVAL_MS;
+        if (this.deps.retentionMs > 0 && now >= pruneAt) {
+          pruneAt = now + PRUNE_INTERVAL_MS;
           await this.prune().catch((err) => this.logger.warn(`pruning access history failed: ${(err as Error).message}`));
         }
         await abortableSleep(Math.max(10, Math.min(WINDOW_TICK_MS, (due ?? Infinity) - now)), this.lost);
