@@ -131,6 +131,8 @@ class LeaderRun {
   private revision = '0';
   private windowsThrough = 0;
   private savedAt = Date.now();
+  /** Entry writes started and not yet awaited (see write). */
+  private writing: Array<Promise<void>> = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -293,6 +295,8 @@ class LeaderRun {
       await this.windowsUpTo(at, false);
       await this.record(change, at);
     }
+    // Every entry of the batch is stored before the checkpoint passes it.
+    await this.flush();
     this.revision = changes[changes.length - 1].revision;
     // A batch of other kinds (the entries and checkpoints written here among them) is saved only now
     // and then, so the checkpoint stays inside the compaction window without writing one per batch.
@@ -320,7 +324,7 @@ class LeaderRun {
         operation: change.type === 'ADDED' ? 'Create' : change.type === 'DELETED' ? 'Delete' : 'Update',
         user: change.author ?? { username: '' },
       };
-      written = await this.write(diff, cause, at, revisionPrefix(change.revision));
+      written = this.write(diff, cause, at, revisionPrefix(change.revision));
     }
     if (object) this.index.upsert(resource, object);
     else this.index.remove(resource, namespace, name, change.object);
@@ -361,17 +365,30 @@ class LeaderRun {
         operation: boundary.opens ? 'WindowOpened' : 'WindowClosed',
         user: { username: this.windowUser.username },
       };
-      written = (await this.write({ gained: reverse.lost, lost: reverse.gained }, cause, boundary.at, windowPrefix(boundary))) || written;
+      written = this.write({ gained: reverse.lost, lost: reverse.gained }, cause, boundary.at, windowPrefix(boundary)) || written;
     }
     this.windowsThrough = upTo;
+    if (save) await this.flush();
     if (save && written) await this.saveCheckpoint();
     return written;
   }
 
-  private async write(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, at: number, prefix: string): Promise<boolean> {
+  /**
+   * Starts writing the entries of one cause; `flush` waits for them. The writes of a batch go
+   * out together, in order, so group commit takes them in few transactions instead of one
+   * commit each.
+   */
+  private write(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, at: number, prefix: string): boolean {
     const entries = accessChangesOf(diff, cause, new Date(at).toISOString(), prefix);
-    await Promise.all(entries.map((entry) => this.create(entry)));
+    for (const entry of entries) this.writing.push(this.create(entry));
     return entries.length > 0;
+  }
+
+  private async flush(): Promise<void> {
+    const writing = this.writing.splice(0);
+    const results = await Promise.allSettled(writing);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async create(entry: AccessChange): Promise<void> {
