@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Clock } from '../apimachinery/clock';
 import { StatusError } from '../apimachinery/errors';
-import { storageResource } from '../apimachinery/store-key';
-import { jsonEqual } from '../apimachinery/system-metadata';
+import { objectKey, storageResource } from '../apimachinery/store-key';
+import { fillCreateMetadata, jsonEqual } from '../apimachinery/system-metadata';
 import { KubeObject } from '../apimachinery/types';
 import { controllerUser, UserInfo } from '../apimachinery/user-info';
 import { ClusterRole, RoleBinding } from '../apis/rbac/types';
@@ -76,7 +76,7 @@ export interface AccessHistoryDeps {
   feed: ChangeFeed;
   db: Database;
   clock: Clock;
-  /** The AccessChange storage with its write verbs (the served one is read-only). */
+  /** The AccessChange storage with its write verbs (the served one is read-only): pruning deletes through it. */
   entries: ResourceStorage;
   retentionMs: number;
 }
@@ -391,12 +391,20 @@ class LeaderRun {
     if (failed) throw failed.reason;
   }
 
+  /**
+   * Stores one entry. Entries are the server's own records, never a client's body: they go
+   * to the store as they are (system metadata, the controller as author), without the
+   * request path's decoding, admission and managed fields, which cost a create as much again
+   * (as kube-apiserver's own reconcilers write to storage directly). Reads, lists and watches
+   * are the generic layer's.
+   */
   private async create(entry: AccessChange): Promise<void> {
+    fillCreateMetadata(entry);
     try {
-      await this.deps.entries.create!(this.entryTarget, entry as unknown as Record<string, unknown>, { user: this.user, dryRun: false, fieldManager: ACCESS_HISTORY_CONTROLLER });
+      await this.deps.store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, { author: { username: this.user.username } });
     } catch (err) {
       // Recorded already, by this leader before a restart or by the one before it.
-      if (err instanceof StatusError && err.reason === 'AlreadyExists') return;
+      if (err instanceof KeyExistsError) return;
       throw err;
     }
   }
