@@ -61,6 +61,8 @@ const PRUNE_INTERVAL_MS = 10 * 60_000;
 const LIST_PAGE = 1000;
 /** The checkpoint is written at least this often while the log moves (a new leader lists the RBAC objects at it). */
 const CHECKPOINT_REFRESH_MS = 60_000;
+/** ...and at most this often while RBAC changes are recorded. */
+const CHECKPOINT_INTERVAL_MS = 1000;
 const RETRY_MS = 1000;
 
 /** A clock the recorder sets to each change's moment, so windows are judged as they were then. */
@@ -131,6 +133,8 @@ class LeaderRun {
   private revision = '0';
   private windowsThrough = 0;
   private savedAt = Date.now();
+  /** RBAC changes were recorded since the checkpoint was last written. */
+  private dirty = false;
   /** Entry writes started and not yet awaited (see write). */
   private writing: Array<Promise<void>> = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
@@ -164,6 +168,7 @@ class LeaderRun {
         const now = this.deps.clock.now();
         const due = nextBoundary(this.windowed.values(), this.windowsThrough);
         if (due !== undefined && due <= now) await this.serialized(() => this.windowsUpTo(now, true));
+        if (this.dirty) await this.serialized(() => this.saveCheckpointIfDue());
         if (this.deps.retentionMs > 0 && now >= pruneAt) {
           pruneAt = now + PRUNE_INTERVAL_MS;
           await this.prune().catch((err) => this.logger.warn(`pruning access history failed: ${(err as Error).message}`));
@@ -214,6 +219,7 @@ class LeaderRun {
   /** Saves how far history goes; a checkpoint changed by someone else means another leader took over. */
   private async saveCheckpoint(): Promise<void> {
     this.savedAt = Date.now();
+    this.dirty = false;
     const cp: Checkpoint = { metadata: { name: CHECKPOINT_KEY.name }, revision: this.revision, windowsThrough: this.windowsThrough };
     try {
       this.checkpoint = await this.deps.store.update(CHECKPOINT_KEY, cp, { revision: this.checkpoint.revision }, { author: { username: this.user.username } });
@@ -287,10 +293,9 @@ class LeaderRun {
   }
 
   private async applyBatch(changes: readonly Change[]): Promise<void> {
-    let rbac = false;
     for (const change of changes) {
       if (!isRbacResource(change.key.resource)) continue;
-      rbac = true;
+      this.dirty = true;
       const at = Math.max(this.momentOf(change), this.windowsThrough);
       await this.windowsUpTo(at, false);
       await this.record(change, at);
@@ -298,9 +303,19 @@ class LeaderRun {
     // Every entry of the batch is stored before the checkpoint passes it.
     await this.flush();
     this.revision = changes[changes.length - 1].revision;
-    // A batch of other kinds (the entries and checkpoints written here among them) is saved only now
-    // and then, so the checkpoint stays inside the compaction window without writing one per batch.
-    if (rbac || Date.now() - this.savedAt >= CHECKPOINT_REFRESH_MS) await this.saveCheckpoint();
+    await this.saveCheckpointIfDue();
+  }
+
+  /**
+   * The checkpoint is written at most every CHECKPOINT_INTERVAL_MS after RBAC changes (a new
+   * leader replays the rest, finding its entries recorded), and every CHECKPOINT_REFRESH_MS
+   * while only other kinds change, so it stays inside the compaction window: not one commit
+   * per batch, each of which would be a commit (an fsync) more for every few creates.
+   */
+  private async saveCheckpointIfDue(): Promise<void> {
+    const since = Date.now() - this.savedAt;
+    if (this.revision === (this.checkpoint.object as Checkpoint).revision) return;
+    if ((this.dirty && since >= CHECKPOINT_INTERVAL_MS) || since >= CHECKPOINT_REFRESH_MS) await this.saveCheckpoint();
   }
 
   /** Diffs one committed change against the state before it, writes its entries, then applies it. */
