@@ -16,10 +16,9 @@ import { Database } from '../storage/engine/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader/leader-election';
 import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError, StaleRevisionError, StoredObject } from '../storage/mvcc/object-store';
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
-import { accessChangesOf, boundariesBetween, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix, withoutWindow } from './access-history';
+import { accessChangesOf, boundariesBetween, diffOfCommittedChange, diffOfWindow, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
-import { permissionDiff, PolicyChangeLimits } from './policy-change-analyzer';
-import { CandidatePolicy, objectKeyOf, PolicyObjectChange } from './policy-change-candidate';
+import { objectKeyOf } from './policy-change-candidate';
 import { PermissionChange } from './policy-change-types';
 
 /**
@@ -50,9 +49,6 @@ interface Checkpoint extends KubeObject {
   /** Every window boundary up to this time (ms since the epoch, the server's clock) is recorded. */
   windowsThrough: number;
 }
-
-/** History is written once per change, whatever it touches: no budget stops a diff. */
-const UNLIMITED: PolicyChangeLimits = { maxSubjectScopes: Number.MAX_SAFE_INTEGER, maxRuleChecks: Number.MAX_SAFE_INTEGER };
 
 /** How often the time windows are looked at even when no boundary is due (a clock moved by hand). */
 const WINDOW_TICK_MS = 1000;
@@ -327,8 +323,7 @@ class LeaderRun {
     let written = false;
     if (this.mayChangeAccess(kind, change)) {
       this.clock.at = at;
-      const candidate = new CandidatePolicy(this.index, this.access, [{ kind, namespace, name, object }], false);
-      const diff = permissionDiff(this.index, this.access, candidate, undefined, UNLIMITED);
+      const diff = diffOfCommittedChange(this.index, this.access, { kind, namespace, name, object });
       const meta = change.object.metadata ?? {};
       const cause: AccessChangeCause = {
         kind,
@@ -367,10 +362,7 @@ class LeaderRun {
       this.clock.at = boundary.at;
       const meta = boundary.binding.metadata ?? {};
       const namespace = boundary.kind === 'RoleBinding' ? (meta.namespace ?? '') : '';
-      const other: PolicyObjectChange = { kind: boundary.kind, namespace, name: meta.name ?? '', object: boundary.opens ? null : withoutWindow(boundary.binding) };
-      // The state on the other side of the boundary: without the binding (before it opens) or with it granting (before it closes).
-      const candidate = new CandidatePolicy(this.index, this.access, [other], false);
-      const reverse = permissionDiff(this.index, this.access, candidate, undefined, UNLIMITED);
+      const diff = diffOfWindow(this.index, this.access, boundary);
       const cause: AccessChangeCause = {
         kind: boundary.kind,
         ...(namespace ? { namespace } : {}),
@@ -380,7 +372,7 @@ class LeaderRun {
         operation: boundary.opens ? 'WindowOpened' : 'WindowClosed',
         user: { username: this.windowUser.username },
       };
-      written = this.write({ gained: reverse.lost, lost: reverse.gained }, cause, boundary.at, windowPrefix(boundary)) || written;
+      written = this.write(diff, cause, boundary.at, windowPrefix(boundary)) || written;
     }
     this.windowsThrough = upTo;
     if (save) await this.flush();

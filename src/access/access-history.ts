@@ -1,6 +1,9 @@
 import { KubeObject } from '../apimachinery/types';
 import { bindingWindow, VALID_FROM_ANNOTATION, VALID_UNTIL_ANNOTATION } from '../apis/rbac/binding-window';
-import { RbacKind } from '../authorization/rbac/policy-index';
+import { PolicyIndex, RbacKind } from '../authorization/rbac/policy-index';
+import { AccessIndex } from './access-index';
+import { permissionDiff, PolicyChangeLimits } from './policy-change-analyzer';
+import { CandidatePolicy, PolicyObjectChange } from './policy-change-candidate';
 import { AccessChange, AccessChangeCause } from './access-change-kind';
 import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';
 import { PermissionChange } from './policy-change-types';
@@ -107,4 +110,35 @@ export function withoutWindow(binding: KubeObject): KubeObject {
   delete annotations[VALID_FROM_ANNOTATION];
   delete annotations[VALID_UNTIL_ANNOTATION];
   return { ...binding, metadata: { ...binding.metadata, annotations } };
+}
+
+/** History is written once per change, whatever it touches: no budget stops a diff. */
+const UNLIMITED: PolicyChangeLimits = { maxSubjectScopes: Number.MAX_SAFE_INTEGER, maxRuleChecks: Number.MAX_SAFE_INTEGER };
+
+export interface PermissionDiff {
+  gained: PermissionChange[];
+  lost: PermissionChange[];
+}
+
+/**
+ * What one committed change of an RBAC object grants and takes away: the policy as `index`
+ * holds it (the state just before the change) against the same with the change applied as
+ * stored, without re-aggregating (aggregation is a write of its own, recorded as such).
+ */
+export function diffOfCommittedChange(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange): PermissionDiff {
+  const candidate = new CandidatePolicy(index, access, [change], false);
+  return permissionDiff(index, access, candidate, undefined, UNLIMITED);
+}
+
+/**
+ * What a window opening or closing grants and takes away, with `index` at the boundary's
+ * moment (its clock there): compared with the other side of the boundary, the binding absent
+ * (before it opens) or granting without its window (before it closes).
+ */
+export function diffOfWindow(index: PolicyIndex, access: AccessIndex, boundary: WindowBoundary): PermissionDiff {
+  const meta = boundary.binding.metadata ?? {};
+  const namespace = boundary.kind === 'RoleBinding' ? (meta.namespace ?? '') : '';
+  const otherSide: PolicyObjectChange = { kind: boundary.kind, namespace, name: meta.name ?? '', object: boundary.opens ? null : withoutWindow(boundary.binding) };
+  const reverse = permissionDiff(index, access, new CandidatePolicy(index, access, [otherSide], false), undefined, UNLIMITED);
+  return { gained: reverse.lost, lost: reverse.gained };
 }
