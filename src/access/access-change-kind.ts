@@ -8,7 +8,7 @@ import { KubeObject } from '../apimachinery/types';
 import { Subject } from '../apis/rbac/types';
 import { subjectSchema } from '../rbac/kinds/schemas';
 import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';
-import { permissionChangeSchema } from './policy-change-schemas';
+import { historyPermissionSchema } from './policy-change-schemas';
 import { PermissionChange } from './policy-change-types';
 
 /**
@@ -35,12 +35,15 @@ export interface AccessChangeCause {
   user: { username: string; groups?: string[] };
 }
 
+/** A PermissionChange of PolicyChangeReview, with the verbs of the entries that differ only in their verb together. */
+export type HistoryPermission = Omit<PermissionChange, 'subject' | 'namespace' | 'verb'> & { verbs: string[] };
+
 export interface AccessChange extends KubeObject {
   subject: Subject;
   /** Absent: cluster-wide (and in every namespace, but each entry's exceptNamespaces). */
   namespace?: string;
-  gained?: PermissionChange[];
-  lost?: PermissionChange[];
+  gained?: HistoryPermission[];
+  lost?: HistoryPermission[];
   cause: AccessChangeCause;
   /** When it happened (RFC 3339): the commit of the write, or the moment the window opened or closed. */
   time: string;
@@ -73,8 +76,8 @@ export const accessChangeSchema = kindSchema(
   {
     subject: field(subjectSchema, 'The subject whose permissions changed, as bindings name it.'),
     namespace: field(string(), 'The namespace of the permissions; absent: cluster-wide.'),
-    gained: field(atomicList(permissionChangeSchema), 'What the subject can do after the change and could not before.'),
-    lost: field(atomicList(permissionChangeSchema), 'What the subject could do before the change and cannot after.'),
+    gained: field(atomicList(historyPermissionSchema), 'What the subject can do after the change and could not before.'),
+    lost: field(atomicList(historyPermissionSchema), 'What the subject could do before the change and cannot after.'),
     cause: field(causeSchema, 'The change that caused it and who made it.'),
     time: field(dateTime(), 'When the change happened (RFC 3339).'),
   },
@@ -97,7 +100,7 @@ const causeOf = (c: AccessChange): string => {
   return `${o.operation} ${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 };
 
-const summary = (entries: PermissionChange[] | undefined): number => entries?.length ?? 0;
+const summary = (entries: HistoryPermission[] | undefined): number => entries?.reduce((n, e) => n + e.verbs.length, 0) ?? 0;
 
 export const accessChangeType: ResourceType<AccessChange> = {
   group: ACCESS_GROUP,
@@ -129,8 +132,8 @@ export const accessChangeType: ResourceType<AccessChange> = {
       { name: 'Time', type: 'string', description: 'How long ago the change happened.', cell: (c, now) => ageOf(c.time, now) },
       { name: 'Subject', type: 'string', description: 'The subject: User:name, Group:name or ServiceAccount:namespace:name.', cell: subjectOf },
       { name: 'Namespace', type: 'string', description: 'The namespace of the permissions, or <cluster>.', cell: (c) => c.namespace ?? '<cluster>' },
-      { name: 'Gained', type: 'integer', description: 'How many permission entries were gained.', cell: (c) => summary(c.gained) },
-      { name: 'Lost', type: 'integer', description: 'How many permission entries were lost.', cell: (c) => summary(c.lost) },
+      { name: 'Gained', type: 'integer', description: 'How many permissions (a verb on a resource or URL class) were gained.', cell: (c) => summary(c.gained) },
+      { name: 'Lost', type: 'integer', description: 'How many permissions (a verb on a resource or URL class) were lost.', cell: (c) => summary(c.lost) },
       { name: 'Cause', type: 'string', description: 'The change: operation, kind, namespace and name.', cell: causeOf },
       { name: 'By', type: 'string', description: 'Who made the change.', cell: (c) => c.cause?.user?.username ?? '' },
       { name: 'Resource Version', type: 'string', priority: 1, description: 'The resourceVersion of the change.', cell: (c) => c.cause?.resourceVersion ?? '' },

@@ -4,7 +4,7 @@ import { PolicyIndex, RbacKind } from '../authorization/rbac/policy-index';
 import { AccessIndex } from './access-index';
 import { permissionDiff, PolicyChangeLimits } from './policy-change-analyzer';
 import { CandidatePolicy, PolicyObjectChange } from './policy-change-candidate';
-import { AccessChange, AccessChangeCause } from './access-change-kind';
+import { AccessChange, AccessChangeCause, HistoryPermission } from './access-change-kind';
 import { ACCESS_GROUP, ACCESS_VERSION } from './access-types';
 import { PermissionChange } from './policy-change-types';
 
@@ -17,10 +17,22 @@ import { PermissionChange } from './policy-change-types';
 
 const subjectId = (e: PermissionChange): string => `${e.subject.kind}\u0000${e.subject.namespace ?? ''}\u0000${e.subject.name}`;
 
-/** Drops what the object carries at its top level already. */
-function entryOf(e: PermissionChange): PermissionChange {
-  const { subject: _subject, namespace: _namespace, ...rest } = e;
-  return rest as PermissionChange;
+/**
+ * The entries of one side as an AccessChange holds them: without what the object carries at
+ * its top level (subject, namespace), and the entries that differ only in their verb as one
+ * with `verbs` (a role's `get`, `list` and `watch` of a resource), in first-seen order: the
+ * stored history is then a third of the diff's size.
+ */
+function historyEntries(entries: PermissionChange[]): HistoryPermission[] {
+  const byRest = new Map<string, HistoryPermission>();
+  for (const e of entries) {
+    const { subject: _subject, namespace: _namespace, verb, ...rest } = e;
+    const key = JSON.stringify(rest);
+    const found = byRest.get(key);
+    if (found) found.verbs.push(verb);
+    else byRest.set(key, { verbs: [verb], ...rest });
+  }
+  return [...byRest.values()];
 }
 
 /**
@@ -34,13 +46,15 @@ export function accessChangesOf(diff: { gained: PermissionChange[]; lost: Permis
     const id = `${subjectId(e)}\u0001${e.namespace ?? ''}`;
     let group = groups.get(id);
     if (!group) groups.set(id, (group = { sample: e, gained: [], lost: [] }));
-    group[side].push(entryOf(e));
+    group[side].push(e);
   };
   for (const e of diff.gained) add(e, 'gained');
   for (const e of diff.lost) add(e, 'lost');
   const ids = [...groups.keys()].sort();
   return ids.map((id, i) => {
-    const { sample, gained, lost } = groups.get(id)!;
+    const { sample, gained: gainedEntries, lost: lostEntries } = groups.get(id)!;
+    const gained = historyEntries(gainedEntries);
+    const lost = historyEntries(lostEntries);
     return {
       apiVersion: `${ACCESS_GROUP}/${ACCESS_VERSION}`,
       kind: 'AccessChange',

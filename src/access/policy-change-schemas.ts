@@ -91,6 +91,24 @@ export const permissionChangeSchema = struct(
   },
 );
 
+/** An entry of access history: a PermissionChange with the verbs of the entries that differ only in their verb together. */
+export const historyPermissionSchema = struct(
+  {
+    verbs: field(strings(), 'The verbs; `*`: every verb but except.verbs.'),
+    apiGroup: field(string(), 'The API group; `*`: every group but except.apiGroups.'),
+    resource: field(string(), '`resource`, `resource/subresource`; `*`: every resource (no subresource), `*/sub`: that subresource of every resource, `*/*`: every subresource; each but except.resources.'),
+    resourceName: field(string(), 'The object name; absent: every name but except.resourceNames.'),
+    nonResourceURL: field(string(), 'The URL; `*` or `prefix*`: every URL (under the prefix) but except.nonResourceURLs.'),
+    exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
+    except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
+    via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+  },
+  {
+    typeName: 'v1.AccessChangePermission',
+    description: 'AccessChangePermission is a class of actions gained or lost, as a PolicyChangeReview entry, with its verbs together: every request in it is allowed after and not before (or the reverse).',
+  },
+);
+
 const blockedSchema = struct(
   {
     direction: field(string(), '`Gained` or `Lost`: the list RBAC alone would put the entry in.'),

@@ -19,15 +19,19 @@ const cause: AccessChangeCause = { kind: 'RoleBinding', namespace: 'a', name: 'b
 
 describe('accessChangesOf', () => {
   it('makes one object per subject and namespace, gains and losses together, named after the cause in a fixed order', () => {
-    const diff = { gained: [entry('zed', 'get', 'a'), entry('bob', 'get', 'a'), entry('bob', 'list', 'a'), entry('bob', 'get')], lost: [entry('bob', 'delete', 'a')] };
+    const secrets = { ...entry('bob', 'get', 'a'), resource: 'secrets' };
+    const diff = { gained: [entry('zed', 'get', 'a'), entry('bob', 'get', 'a'), secrets, entry('bob', 'list', 'a'), entry('bob', 'get')], lost: [entry('bob', 'delete', 'a')] };
     const changes = accessChangesOf(diff, cause, '2026-01-01T00:00:00.000Z', revisionPrefix('42'));
-    expect(changes.map((c) => [c.metadata.name, c.subject.name, c.namespace ?? '<cluster>', c.gained?.map((e) => e.verb), c.lost?.map((e) => e.verb)])).toEqual([
-      ['r42-0', 'bob', '<cluster>', ['get'], undefined],
-      ['r42-1', 'bob', 'a', ['get', 'list'], ['delete']],
-      ['r42-2', 'zed', 'a', ['get'], undefined],
+    expect(changes.map((c) => [c.metadata.name, c.subject.name, c.namespace ?? '<cluster>', c.gained?.map((e) => e.verbs), c.lost?.map((e) => e.verbs)])).toEqual([
+      ['r42-0', 'bob', '<cluster>', [['get']], undefined],
+      ['r42-1', 'bob', 'a', [['get', 'list'], ['get']], [['delete']]],
+      ['r42-2', 'zed', 'a', [['get']], undefined],
     ]);
-    // The subject and namespace are the object's; its entries do not repeat them.
-    expect(changes[1].gained![0]).toEqual({ verb: 'get', apiGroup: '', resource: 'pods', via });
+    // The subject and namespace are the object's; its entries do not repeat them; entries that differ only in their verb are one.
+    expect(changes[1].gained).toEqual([
+      { verbs: ['get', 'list'], apiGroup: '', resource: 'pods', via },
+      { verbs: ['get'], apiGroup: '', resource: 'secrets', via },
+    ]);
     expect(changes[1]).toMatchObject({ apiVersion: 'access.platform.io/v1', kind: 'AccessChange', cause, time: '2026-01-01T00:00:00.000Z' });
     // The same diff, in another order, gives the same names: a second leader's entries collide with the first's.
     const again = accessChangesOf({ gained: [...diff.gained].reverse(), lost: diff.lost }, cause, 'x', revisionPrefix('42'));
