@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { eventually } from '../support/eventually';
+import { kubectlFor } from '../support/kubectl';
 import { ClientIdentity } from '../support/https-client';
 import { TestClock } from '../support/test-clock';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -260,6 +261,27 @@ describe('access history', () => {
       expect(await history('bob', '--since=1ms')).toEqual({ code: 0, stdout: 'No access changes recorded.\n', stderr: '' });
       expect(await history('bob', '--since=soon')).toEqual({ code: 1, stdout: '', stderr: 'error: --since must be a duration such as 24h or 90m, not "soon"\n' });
       expect(await history('bob', '--group', 'devs')).toEqual({ code: 1, stdout: '', stderr: 'error: give either a SUBJECT or --group, not both\n' });
+    });
+
+    it('serves kubectl: get with field selectors as a table, explain, and the plugin through kubectl', async () => {
+      const kubectl = kubectlFor(server);
+      const { stdout } = await kubectl('get', 'accesschanges', '--field-selector', 'subject=User:bob,namespace=team-a');
+      const lines = stdout.trim().split('\n');
+      expect(lines[0].split(/\s{2,}/)).toEqual(['NAME', 'TIME', 'SUBJECT', 'NAMESPACE', 'GAINED', 'LOST', 'CAUSE', 'BY']);
+      expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(2))).toEqual([
+        ['User:bob', 'team-a', '1', '0', 'Create RoleBinding/team-a/bob-reads', 'alice'],
+        ['User:bob', 'team-a', '1', '0', 'Update Role/team-a/secret-reader', 'alice'],
+        ['User:bob', 'team-a', '0', '2', 'Delete RoleBinding/team-a/bob-reads', 'alice'],
+      ]);
+      const explained = await kubectl('explain', 'accesschanges.cause.user');
+      expect(explained.stdout).toContain('Who made the change');
+      // kubectl finds the plugin on PATH, as a user installs it.
+      const viaKubectl = await new Promise<string>((done, fail) =>
+        execFile('kubectl', ['access', 'history', 'bob', '-n', 'team-a', '--kubeconfig', server.kubeconfigPath], { env: { ...process.env, PATH: `${dirname(PLUGIN)}${delimiter}${process.env.PATH}`, HOME: server.dataDir }, timeout: 30000 }, (err, out) =>
+          err ? fail(err) : done(out),
+        ),
+      );
+      expect(viaKubectl.trim().split('\n')).toHaveLength(4);
     });
 
     it('follows new changes with --watch', async () => {
