@@ -163,7 +163,9 @@ class LeaderRun {
       while (!this.lost.aborted && !this.failure) {
         const now = this.deps.clock.now();
         const due = nextBoundary(this.windowed.values(), this.windowsThrough);
-        if (due !== undefined && due <= now) await this.serialized(() => this.windowsUpTo(now, true));
+        // Only once every change committed so far is applied: a binding deleted or changed before
+        // its window opened must not be seen opening.
+        if (due !== undefined && due <= now && this.caughtUp()) await this.serialized(() => this.windowsUpTo(now, true));
         if (this.dirty) await this.serialized(() => this.saveCheckpointIfDue());
         if (this.deps.retentionMs > 0 && now >= pruneAt) {
           pruneAt = now + PRUNE_INTERVAL_MS;
@@ -175,6 +177,10 @@ class LeaderRun {
       await follower.stop();
     }
     if (this.failure && !this.lost.aborted) throw this.failure;
+  }
+
+  private caughtUp(): boolean {
+    return BigInt(this.deps.feed.headRevision()) <= BigInt(this.revision);
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -296,9 +302,12 @@ class LeaderRun {
       await this.windowsUpTo(at, false);
       await this.record(change, at);
     }
+    // Windows up to the last change's moment, whatever its kind: the log moves time on too.
+    const last = changes[changes.length - 1];
+    await this.windowsUpTo(Math.max(this.momentOf(last), this.windowsThrough), false);
     // Every entry of the batch is stored before the checkpoint passes it.
     await this.flush();
-    this.revision = changes[changes.length - 1].revision;
+    this.revision = last.revision;
     await this.saveCheckpointIfDue();
   }
 
