@@ -18,6 +18,7 @@ import { runAccessRequestBench } from './access-requests';
 import { runGuardrailsBench } from './guardrails';
 import { runEscalationPathsBench } from './escalation-paths';
 import { runAccessMatrixBench } from './access-matrix';
+import { runAccessHistoryBench } from './access-history';
 import { BenchClient, percentile } from './client';
 import { runCodecBench } from './codecs';
 import { runProcessBench } from './process';
@@ -236,6 +237,8 @@ async function main() {
   if (process.argv.includes('oidc')) return runOidcBench();
   // `npm run bench -- policy-change`: PolicyChangeReview latency on a change touching many subjects (bench/policy-change.ts).
   if (process.argv.includes('policy-change')) return runPolicyChangeBench();
+  // `npm run bench -- access-history`: create throughput with access history recorded and not (bench/access-history.ts; BENCH_HISTORY_BINDINGS).
+  if (process.argv.includes('access-history')) return runAccessHistoryBench();
   // `npm run bench -- access-requests`: from an approval to the access on another replica (bench/access-requests.ts).
   if (process.argv.includes('access-requests')) return runAccessRequestBench();
   // `npm run bench -- access`: only the access.platform.io figures (bench/access.ts).

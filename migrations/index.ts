@@ -3,6 +3,14 @@ import { BindingUsage1764000000000 } from './1764000000000-BindingUsage';
 import { LeaderLeases1765000000000 } from './1765000000000-LeaderLeases';
 import { RuleUsage1766033000000 } from './1766033000000-RuleUsage';
 import { UsageRecorders1766040000000 } from './1766040000000-UsageRecorders';
+import { ChangeAuthors1767000000000 } from './1767000000000-ChangeAuthors';
 
 /** Every migration, oldest first: the DataSource takes this list (no glob loading). */
-export const ALL_MIGRATIONS = [InitialSchema1700000000000, BindingUsage1764000000000, LeaderLeases1765000000000, RuleUsage1766033000000, UsageRecorders1766040000000];
+export const ALL_MIGRATIONS = [
+  InitialSchema1700000000000,
+  BindingUsage1764000000000,
+  LeaderLeases1765000000000,
+  RuleUsage1766033000000,
+  UsageRecorders1766040000000,
+  ChangeAuthors1767000000000,
+];

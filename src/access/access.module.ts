@@ -1,4 +1,4 @@
-import { Inject, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { RegistryModule } from '../registry/registry.module';
 import { ResourceRegistry } from '../registry/resources/registry';
 import { AuthorizationModule } from '../authorization/authorization.module';
@@ -25,6 +25,16 @@ import { WriteOptions } from '../registry/rest/storage';
 import { ResourceAccessReviewSpec, SubjectRulesReviewSpec } from './access-types';
 import { accessExplanationStatusToWire, resourceAccessReviewStatusToWire, subjectRulesReviewSpecToWire } from './access-wire';
 import { registerPolicyChangeReview } from './policy-change-storage';
+import { accessChangeType } from './access-change-kind';
+import { AccessHistoryRecorder } from './access-history-recorder';
+import { ReadOnlyStorage } from './access-change-storage';
+import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
+import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
+import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
+import { DATABASE } from '../storage/storage.module';
+import { Database } from '../storage/engine/database';
+import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
+import { ACCESS_HISTORY_CONTROLLER, controllerEnabled } from '../config/controllers';
 
 /** Without the AuthorizeWithSelectors gate the selector fields do not exist: they are dropped first. */
 function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
@@ -43,7 +53,9 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
   providers: [BindingUsageService, { provide: AccessIndex, useFactory: (policy: RbacIndex) => new AccessIndex(policy), inject: [RbacIndex] }],
   exports: [BindingUsageService, AccessIndex],
 })
-export class AccessModule implements OnModuleInit, OnModuleDestroy {
+export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private history: AccessHistoryRecorder | undefined;
+
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly chain: AuthorizerChain,
@@ -52,6 +64,11 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     private readonly usage: BindingUsageService,
     private readonly continueTokens: ContinueTokenService,
     private readonly index: AccessIndex,
+    private readonly storages: GenericStorageFactory,
+    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    private readonly feed: ChangeFeedService,
+    @Inject(DATABASE) private readonly db: Database,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
   onModuleInit(): void {
@@ -101,6 +118,7 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
     this.registry.register(localResourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(localResourceAccessReviewType, whoCan, normalize));
     registerPolicyChangeReview(this.registry, this.policy, index, this.chain);
     this.registry.register(resourceAccessReviewType, new AccessStorage<ResourceAccessReviewSpec>(resourceAccessReviewType, whoCan, normalize));
+    this.registerAccessHistory();
     this.registry.register(
       subjectRulesReviewType,
       new AccessStorage<SubjectRulesReviewSpec>(subjectRulesReviewType, async (spec, opts) => {
@@ -108,6 +126,35 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy {
         return { spec: subjectRulesReviewSpecToWire(spec), status: rulesReviewStatusToWire(rules) };
       }),
     );
+  }
+
+  /**
+   * AccessChange: the generic storage, served read-only (get, list, watch); its writes are the
+   * access-history controller's, on the leader, unless --controllers turns it off.
+   */
+  private registerAccessHistory(): void {
+    const type = accessChangeType as unknown as ResourceType;
+    const entries = this.storages.create(type);
+    this.registry.register(type, new ReadOnlyStorage(entries));
+    if (!controllerEnabled(this.options.controllers, ACCESS_HISTORY_CONTROLLER)) return;
+    // With the kind switched off by --runtime-config, nothing is recorded either.
+    if (!this.registry.isServed(type.group, type.version, type.plural)) return;
+    this.history = new AccessHistoryRecorder({
+      store: this.store,
+      feed: this.feed,
+      db: this.db,
+      clock: this.clock,
+      entries,
+      retentionMs: this.options.accessHistoryRetentionMs,
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.history?.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.history?.stop();
   }
 
   onModuleDestroy(): void {

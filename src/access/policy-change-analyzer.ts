@@ -93,68 +93,8 @@ export class PolicyChangeAnalyzer {
     };
   }
 
-  /** The subjects the changes can touch, each with the namespaces to diff it in. */
-  private affected(candidate: CandidatePolicy, spec: PolicyChangeSpec): Map<SubjectKey, Set<string>> {
-    const affected = new Map<SubjectKey, Set<string>>();
-    const wanted = spec.scope?.subjects?.length ? new Set(spec.scope.subjects.map(keyOfSubject)) : null;
-    const namespaces = spec.scope?.namespaces?.length ? new Set(spec.scope.namespaces) : null;
-    const add = (binding: RoleBinding | null, namespaced: boolean) => {
-      if (!binding) return;
-      const namespace = namespaced ? (binding.metadata?.namespace ?? '') : '';
-      for (const subject of Array.isArray(binding.subjects) ? binding.subjects : []) {
-        for (const { key } of fileSubject(subject, namespace)) {
-          if (wanted && !wanted.has(key)) continue;
-          let scopes = affected.get(key);
-          if (!scopes) affected.set(key, (scopes = new Set()));
-          scopes.add(namespace);
-        }
-      }
-    };
-    for (const change of candidate.bindingChanges) {
-      add(change.before, change.kind === 'RoleBinding');
-      add(change.after, change.kind === 'RoleBinding');
-    }
-    for (const entry of candidate.bindingsOfChangedRoles) add(entry.object, entry.kind === 'RoleBinding');
-    for (const [key, scopes] of affected) {
-      // A cluster-wide change is compared, in each namespace where the subject has its own grants, with those grants.
-      if (scopes.has('')) {
-        for (const entry of this.access.bindingsNaming([key])) if (entry.kind === 'RoleBinding') scopes.add(entry.namespace);
-        for (const b of candidate.overlayBindings()) {
-          const ns = b.metadata?.namespace;
-          if (ns && (b.subjects ?? []).some((s) => fileSubject(s, ns).some((f) => f.key === key))) scopes.add(ns);
-        }
-      }
-      if (namespaces) for (const ns of scopes) if (ns && !namespaces.has(ns)) scopes.delete(ns);
-    }
-    return affected;
-  }
-
   private diff(candidate: CandidatePolicy, spec: PolicyChangeSpec): { gained: PermissionChange[]; lost: PermissionChange[] } {
-    const affected = this.affected(candidate, spec);
-    let pairs = 0;
-    for (const scopes of affected.values()) pairs += scopes.size + (scopes.has('') ? 0 : 1);
-    if (pairs > this.limits.maxSubjectScopes) {
-      throw new PolicyChangeTooLarge(
-        `the changes touch ${pairs} subject-namespace pairs, more than the ${this.limits.maxSubjectScopes} one review answers: narrow spec.scope (namespaces, subjects)`,
-      );
-    }
-    const budget = new DiffBudget(this.limits.maxRuleChecks);
-    const gained: PermissionChange[] = [];
-    const lost: PermissionChange[] = [];
-    const keys = [...affected.keys()].sort();
-    try {
-      for (const key of keys) {
-        const diff = diffSubject(key, [...affected.get(key)!].sort(), this.live, candidate, budget);
-        gained.push(...diff.gained);
-        lost.push(...diff.lost);
-      }
-    } catch (err) {
-      if (err instanceof DiffTooLarge) {
-        throw new PolicyChangeTooLarge(`the changes are too large to answer at once (${err.message}): narrow spec.scope (namespaces, subjects)`);
-      }
-      throw err;
-    }
-    return { gained, lost };
+    return permissionDiff(this.live, this.access, candidate, spec.scope, this.limits);
   }
 
   /** Each change the caller could not make: as the write path decides, authorization first, then escalation prevention. */
@@ -213,4 +153,79 @@ export class PolicyChangeAnalyzer {
     }
     return denied;
   }
+}
+
+/** The subjects the changes can touch, each with the namespaces to diff it in. */
+function affectedSubjects(access: AccessIndex, candidate: CandidatePolicy, scope: PolicyChangeSpec['scope']): Map<SubjectKey, Set<string>> {
+  const affected = new Map<SubjectKey, Set<string>>();
+  const wanted = scope?.subjects?.length ? new Set(scope.subjects.map(keyOfSubject)) : null;
+  const namespaces = scope?.namespaces?.length ? new Set(scope.namespaces) : null;
+  const add = (binding: RoleBinding | null, namespaced: boolean) => {
+    if (!binding) return;
+    const namespace = namespaced ? (binding.metadata?.namespace ?? '') : '';
+    for (const subject of Array.isArray(binding.subjects) ? binding.subjects : []) {
+      for (const { key } of fileSubject(subject, namespace)) {
+        if (wanted && !wanted.has(key)) continue;
+        let scopes = affected.get(key);
+        if (!scopes) affected.set(key, (scopes = new Set()));
+        scopes.add(namespace);
+      }
+    }
+  };
+  for (const change of candidate.bindingChanges) {
+    add(change.before, change.kind === 'RoleBinding');
+    add(change.after, change.kind === 'RoleBinding');
+  }
+  for (const entry of candidate.bindingsOfChangedRoles) add(entry.object, entry.kind === 'RoleBinding');
+  for (const [key, scopes] of affected) {
+    // A cluster-wide change is compared, in each namespace where the subject has its own grants, with those grants.
+    if (scopes.has('')) {
+      for (const entry of access.bindingsNaming([key])) if (entry.kind === 'RoleBinding') scopes.add(entry.namespace);
+      for (const b of candidate.overlayBindings()) {
+        const ns = b.metadata?.namespace;
+        if (ns && (b.subjects ?? []).some((s) => fileSubject(s, ns).some((f) => f.key === key))) scopes.add(ns);
+      }
+    }
+    if (namespaces) for (const ns of scopes) if (ns && !namespaces.has(ns)) scopes.delete(ns);
+  }
+  return affected;
+}
+
+/**
+ * What the candidate state grants and takes away compared with the live one, for every
+ * subject the changes touch (within `scope`): PolicyChangeReview's answer before guardrails,
+ * and the entries access history records for each committed change.
+ */
+export function permissionDiff(
+  live: PolicyIndex,
+  access: AccessIndex,
+  candidate: CandidatePolicy,
+  scope: PolicyChangeSpec['scope'],
+  limits: PolicyChangeLimits,
+): { gained: PermissionChange[]; lost: PermissionChange[] } {
+  const affected = affectedSubjects(access, candidate, scope);
+  let pairs = 0;
+  for (const scopes of affected.values()) pairs += scopes.size + (scopes.has('') ? 0 : 1);
+  if (pairs > limits.maxSubjectScopes) {
+    throw new PolicyChangeTooLarge(
+      `the changes touch ${pairs} subject-namespace pairs, more than the ${limits.maxSubjectScopes} one review answers: narrow spec.scope (namespaces, subjects)`,
+    );
+  }
+  const budget = new DiffBudget(limits.maxRuleChecks);
+  const gained: PermissionChange[] = [];
+  const lost: PermissionChange[] = [];
+  const keys = [...affected.keys()].sort();
+  try {
+    for (const key of keys) {
+      const diff = diffSubject(key, [...affected.get(key)!].sort(), live, candidate, budget);
+      gained.push(...diff.gained);
+      lost.push(...diff.lost);
+    }
+  } catch (err) {
+    if (err instanceof DiffTooLarge) {
+      throw new PolicyChangeTooLarge(`the changes are too large to answer at once (${err.message}): narrow spec.scope (namespaces, subjects)`);
+    }
+    throw err;
+  }
+  return { gained, lost };
 }

@@ -76,6 +76,8 @@ export class CandidatePolicy implements RuleVisiting {
     readonly live: PolicyIndex,
     private readonly access: AccessIndex,
     changes: readonly PolicyObjectChange[],
+    /** false: the changes are the stored state as it is (a committed change), not re-aggregated as the controller would. */
+    aggregation = true,
   ) {
     this.overlay = new OverlayIndex(live, this.roles);
     const changedBindings = new Map<string, RoleBinding | null>();
@@ -90,7 +92,7 @@ export class CandidatePolicy implements RuleVisiting {
         this.roles.set(roleKeyOfObject(change.kind, change.namespace, change.name), change.object as Role | null);
       }
     }
-    this.aggregate();
+    if (aggregation) this.aggregate();
     // Bindings whose role changes are filed again in the overlay, where they resolve the new rules.
     for (const key of this.roles.keys()) {
       for (const entry of access.bindingsReferencing(key)) {

@@ -71,7 +71,7 @@ const exceptSchema = struct(
   { typeName: 'v1.PermissionExceptions', description: 'PermissionExceptions lists the values a wildcard of the entry does not cover.' },
 );
 
-const permissionChangeSchema = struct(
+export const permissionChangeSchema = struct(
   {
     subject: field(subjectSchema, 'The subject, as bindings name it; a user is compared on its own bindings, a group on the bindings naming the group.'),
     namespace: field(string(), 'The namespace; absent: cluster-wide and in every namespace except exceptNamespaces.'),
@@ -88,6 +88,24 @@ const permissionChangeSchema = struct(
   {
     typeName: 'v1.PermissionChange',
     description: 'PermissionChange is one class of actions a subject gains or loses: every request in it is allowed after and not before (or the reverse).',
+  },
+);
+
+/** An entry of access history: a PermissionChange with the verbs of the entries that differ only in their verb together. */
+export const historyPermissionSchema = struct(
+  {
+    verbs: field(strings(), 'The verbs; `*`: every verb but except.verbs.'),
+    apiGroup: field(string(), 'The API group; `*`: every group but except.apiGroups.'),
+    resource: field(string(), '`resource`, `resource/subresource`; `*`: every resource (no subresource), `*/sub`: that subresource of every resource, `*/*`: every subresource; each but except.resources.'),
+    resourceName: field(string(), 'The object name; absent: every name but except.resourceNames.'),
+    nonResourceURL: field(string(), 'The URL; `*` or `prefix*`: every URL (under the prefix) but except.nonResourceURLs.'),
+    exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
+    except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
+    via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+  },
+  {
+    typeName: 'v1.AccessChangePermission',
+    description: 'AccessChangePermission is a class of actions gained or lost, as a PolicyChangeReview entry, with its verbs together: every request in it is allowed after and not before (or the reverse).',
   },
 );
 

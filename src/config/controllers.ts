@@ -13,7 +13,11 @@ export const BINDING_EXPIRY_CONTROLLER = 'binding-expiry';
 /** Grants approved access requests with time-bound bindings; deletes ended ones after --access-request-retention. */
 export const ACCESS_REQUEST_CONTROLLER = 'access-request-controller';
 
+/** Records AccessChange history (who gained and lost what, through which change) on the leader. */
+export const ACCESS_HISTORY_CONTROLLER = 'access-history';
+
 export const KNOWN_CONTROLLERS = [
+  ACCESS_HISTORY_CONTROLLER,
   ACCESS_REQUEST_CONTROLLER,
   BINDING_EXPIRY_CONTROLLER,
   BOOTSTRAP_SIGNER_CONTROLLER,

@@ -169,6 +169,7 @@ describe('access analysis (access.platform.io/v1)', () => {
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['escalationpathreviews'] },
         { verbs: ['get', 'list', 'watch'], apiGroups: ['access.platform.io'], resources: ['accessguardrails'] },
         { verbs: ['create'], apiGroups: ['access.platform.io'], resources: ['accessmatrixreviews'] },
+        { verbs: ['get', 'list', 'watch'], apiGroups: ['access.platform.io'], resources: ['accesschanges'] },
       ]);
     });
   });

@@ -84,7 +84,7 @@ export const CREATE_ONLY_KIND_SAMPLES: Record<string, SampleBody> = {
 };
 
 /** Read-only kinds (get and list of objects the server derives, as bindingusages): nothing to sample. */
-export const READ_ONLY_KINDS = [`${ACCESS}/v1/BindingUsage`, `${ACCESS}/v1/RuleUsage`, `${ACCESS}/v1/AccessDenial`, `${ACCESS}/v1/AccessFinding`];
+export const READ_ONLY_KINDS = [`${ACCESS}/v1/BindingUsage`, `${ACCESS}/v1/RuleUsage`, `${ACCESS}/v1/AccessDenial`, `${ACCESS}/v1/AccessFinding`, `${ACCESS}/v1/AccessChange`];
 
 /** The key of a kind in the sample tables. */
 export function kindKey(apiVersion: string, kind: string): string {

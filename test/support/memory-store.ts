@@ -12,6 +12,7 @@ import {
   UidMismatchError,
   UnstorableKeyError,
   WritePreconditions,
+  WriteContext,
   isStorableKey,
   isStorableKeyPart,
 } from '../../src/storage/mvcc/object-store';
@@ -91,11 +92,11 @@ export class MemoryStore implements ObjectStore {
     return { items: page, revision: opts.atRevision ?? this.revision.toString(), hasMore, ...(hasMore && opts.countRemaining !== false ? { remaining: items.length - limit } : {}) };
   }
 
-  private write(type: Change['type'], key: ObjectKey, object: KubeObject, previous?: KubeObject): StoredObject {
+  private write(type: Change['type'], key: ObjectKey, object: KubeObject, previous?: KubeObject, ctx?: WriteContext): StoredObject {
     this.revision += 1n;
     const stamped = this.stamp(object, this.revision);
     const bytes = JSON.stringify(stamped).length + (previous ? JSON.stringify(previous).length : 0);
-    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, ...(previous ? { previous } : {}), bytes });
+    this.log.push({ type, key, revision: this.revision.toString(), object: stamped, ...(previous ? { previous } : {}), bytes, ...(ctx?.author ? { author: ctx.author } : {}) });
     this.writtenAt.set(this.revision.toString(), this.clock.now());
     const stored = { key, revision: this.revision.toString(), object: stamped };
     if (type === 'DELETED') this.current.delete(this.id(key));
@@ -111,18 +112,18 @@ export class MemoryStore implements ObjectStore {
     return cur;
   }
 
-  async create(key: ObjectKey, object: KubeObject) {
+  async create(key: ObjectKey, object: KubeObject, ctx?: WriteContext) {
     if (!isStorableKey(key)) throw new UnstorableKeyError(key);
     if (this.current.has(this.id(key))) throw new KeyExistsError(key);
-    return this.write('ADDED', key, object);
+    return this.write('ADDED', key, object, undefined, ctx);
   }
-  async update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions) {
+  async update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext) {
     const cur = this.check(key, pre);
-    return this.write('MODIFIED', key, object, cur.object);
+    return this.write('MODIFIED', key, object, cur.object, ctx);
   }
-  async delete(key: ObjectKey, pre?: WritePreconditions) {
+  async delete(key: ObjectKey, pre?: WritePreconditions, ctx?: WriteContext) {
     const cur = this.check(key, pre);
-    return this.write('DELETED', key, cur.object, cur.object);
+    return this.write('DELETED', key, cur.object, cur.object, ctx);
   }
   async changesSince(afterRevision: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER) {
     if (BigInt(afterRevision) < this.compacted) throw new RevisionCompactedError(afterRevision, this.compacted.toString());

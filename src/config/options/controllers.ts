@@ -1,4 +1,4 @@
-import { ACCESS_REQUEST_CONTROLLER, BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from '../controllers';
+import { ACCESS_HISTORY_CONTROLLER, ACCESS_REQUEST_CONTROLLER, BINDING_EXPIRY_CONTROLLER, DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS } from '../controllers';
 import { commaList, duration, flag, SECTION, strings, subsystem } from './flag';
 
 /** kube's --controllers: `*`, a name, or `-name`; unknown names are refused (kube's words). */
@@ -36,6 +36,13 @@ export const controllers = subsystem({
       ...duration,
       default: 90 * 24 * 3600_000,
       usage: `How long the ${ACCESS_REQUEST_CONTROLLER} keeps an AccessRequest or ClusterAccessRequest after it ended (Expired, Denied, Revoked or Canceled), as the history of who had which access, before deleting it. 0 keeps them forever.`,
+    }),
+    /** 0 keeps access history forever. */
+    accessHistoryRetentionMs: flag({
+      name: 'access-history-retention',
+      ...duration,
+      default: 90 * 24 * 3600_000,
+      usage: `How long the ${ACCESS_HISTORY_CONTROLLER} controller keeps an AccessChange (a permission gained or lost) before deleting it. 0 keeps them forever.`,
     }),
   },
 });

@@ -215,6 +215,8 @@ export function defaultClusterRoles(): ClusterRole[] {
         resourceRule(['get', 'list', 'watch'], [ACCESS], ['accessguardrails']),
         // A namespace's access matrix: one who-can per cell, asked at once.
         resourceRule(['create'], [ACCESS], ['accessmatrixreviews']),
+        // Who gained and lost what, through which change: history of every subject's grants.
+        resourceRule(['get', 'list', 'watch'], [ACCESS], ['accesschanges']),
       ],
     },
     {

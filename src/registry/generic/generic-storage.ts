@@ -5,7 +5,7 @@ import { isPlainObject, KubeList, KubeObject } from '../../apimachinery/types';
 import { UserInfo } from '../../apimachinery/user-info';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta';
 import { objectKey } from '../../apimachinery/store-key';
-import { isStorableKeyPart, KeyExistsError, KeyNotFoundError, ObjectKey, ObjectStore, StaleRevisionError, StoredObject } from '../../storage/mvcc/object-store';
+import { isStorableKeyPart, KeyExistsError, KeyNotFoundError, ObjectKey, ObjectStore, StaleRevisionError, StoredObject, WriteContext } from '../../storage/mvcc/object-store';
 import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { WatchStream } from '../rest/watch';
 import { WatchServer } from './watch-server';
@@ -47,6 +47,12 @@ export interface GenericStorageDeps {
  * A name or namespace the store cannot hold (a NUL character, which kube's etcd keys allow
  * and PostgreSQL text does not) is invalid, unless that field is refused already.
  */
+/** The write's author, kept with its row in the log (access history names who made each change). */
+function writeContext(opts: { user: UserInfo }): WriteContext {
+  const { username, groups } = opts.user;
+  return { author: groups.length ? { username, groups: [...groups] } : { username } };
+}
+
 function withKeyErrors(obj: KubeObject, errs: FieldError[]): FieldError[] {
   for (const field of ['name', 'namespace'] as const) {
     const value = obj.metadata[field];
@@ -150,7 +156,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       // Past the request's deadline nothing is written (its client was told 504).
       opts.deadline?.check();
       try {
-        const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj);
+        const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj, writeContext(opts));
         this.notifyWritten(stored.revision);
         return { object: this.present(stored.object), created: true };
       } catch (err) {
@@ -309,11 +315,11 @@ export class GenericStorage implements Required<ResourceStorage> {
     opts.deadline?.check();
     if (this.shouldDeleteDuringUpdate(obj)) {
       // The last finalizer is gone from an object being deleted: it is removed now.
-      const deleted = await this.store.delete(this.key(target), { revision: old.revision });
+      const deleted = await this.store.delete(this.key(target), { revision: old.revision }, writeContext(opts));
       this.notifyWritten(deleted.revision);
       return { object: this.present({ ...obj, metadata: { ...obj.metadata, resourceVersion: deleted.revision } }), created: false };
     }
-    const stored = await this.store.update(this.key(target), obj, { revision: old.revision });
+    const stored = await this.store.update(this.key(target), obj, { revision: old.revision }, writeContext(opts));
     this.notifyWritten(stored.revision);
     return { object: this.present(stored.object), created: false };
   }
@@ -331,7 +337,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       opts.deadline?.check();
       try {
         if (current.object.metadata.finalizers?.length) return await this.markDeleting(target, current, opts);
-        const deleted = await this.store.delete(key, { revision: current.revision });
+        const deleted = await this.store.delete(key, { revision: current.revision }, writeContext(opts));
         this.notifyWritten(deleted.revision);
         return this.deleteResult(target, deleted.object);
       } catch (err) {
@@ -352,7 +358,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     obj.metadata.deletionTimestamp = nowTimestamp();
     obj.metadata.deletionGracePeriodSeconds = 0;
     if (opts.dryRun) return { body: this.present(obj), code: 200 };
-    const stored = await this.store.update(this.key(target), obj, { revision: current.revision });
+    const stored = await this.store.update(this.key(target), obj, { revision: current.revision }, writeContext(opts));
     this.notifyWritten(stored.revision);
     return { body: this.present(stored.object), code: 200 };
   }

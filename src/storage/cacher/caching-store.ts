@@ -13,6 +13,7 @@ import {
   StoreGetOptions,
   StoreRangeOptions,
   WritePreconditions,
+  WriteContext,
 } from '../mvcc/object-store';
 import { DEFAULT_SNAPSHOT_RETENTION, ResourceSnapshots, SnapshotRetention } from './resource-snapshots';
 
@@ -126,16 +127,16 @@ export class CachingStore implements ObjectStore {
     return this.deps.store.compactedRevision();
   }
 
-  create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
-    return this.deps.store.create(key, object);
+  create(key: ObjectKey, object: KubeObject, ctx?: WriteContext): Promise<StoredObject> {
+    return this.deps.store.create(key, object, ctx);
   }
 
-  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
-    return this.deps.store.update(key, object, pre);
+  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {
+    return this.deps.store.update(key, object, pre, ctx);
   }
 
-  delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
-    return this.deps.store.delete(key, pre);
+  delete(key: ObjectKey, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {
+    return this.deps.store.delete(key, pre, ctx);
   }
 
   changesSince(afterRevision: string, limit: number, maxBytes?: number): Promise<Change[]> {

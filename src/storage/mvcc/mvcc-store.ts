@@ -20,6 +20,8 @@ import {
   UidMismatchError,
   UnstorableKeyError,
   WritePreconditions,
+  WriteContext,
+  ChangeAuthor,
 } from './object-store';
 import { fromColumn, toColumn } from './object-column';
 import { dataSourceSession, SqlQuery, SqlSession } from '../engine/sql-session';
@@ -55,6 +57,16 @@ interface CurrentRow {
   revision: string;
   uid: string | null;
   object: string;
+}
+
+/** The author column: JSON text, or null when the write named no one. */
+const authorColumn = (ctx?: WriteContext): string | null => (ctx?.author ? JSON.stringify(ctx.author) : null);
+
+/** A change with who made it and when it committed (a local write: now, as its transaction ends). */
+function withAuthor(change: Change, author: string | null, committedAt: number = Date.now()): Change {
+  if (author) change.author = JSON.parse(author) as ChangeAuthor;
+  change.committedAt = committedAt;
+  return change;
 }
 
 function isBelow(revision: string, mark: string): boolean {
@@ -199,9 +211,10 @@ export class MvccStore implements ObjectStore {
     };
   }
 
-  create(key: ObjectKey, object: KubeObject): Promise<StoredObject> {
+  create(key: ObjectKey, object: KubeObject, ctx?: WriteContext): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new UnstorableKeyError(key));
     const json = JSON.stringify(object);
+    const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       // One statement takes the revision and writes both rows, or neither when the key is
       // taken (the revision is then given back with the transaction).
@@ -213,20 +226,21 @@ export class MvccStore implements ObjectStore {
            SELECT $1::text, $2::text, $3::text, revision, $4::text, $5::jsonb FROM next
            ON CONFLICT (resource, namespace, name) DO NOTHING RETURNING revision),
          logged AS (
-           INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
-           SELECT revision, $1, $2, $3, 'create', $4, $5::jsonb FROM fresh RETURNING revision)
+           INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object, author)
+           SELECT revision, $1, $2, $3, 'create', $4, $5::jsonb, $7 FROM fresh RETURNING revision)
          SELECT revision::text AS revision, pg_notify($6, revision::text), EXISTS (SELECT 1 FROM logged) AS created FROM next`,
-        [key.resource, key.namespace, key.name, object.metadata?.uid ?? null, toColumn(json), CHANGES_CHANNEL],
+        [key.resource, key.namespace, key.name, object.metadata?.uid ?? null, toColumn(json), CHANGES_CHANNEL, author],
       );
       took(row.revision);
       if (!row.created) throw new KeyExistsError(key);
-      return { type: 'ADDED', key, revision: row.revision, object: asWritten(object, row.revision), bytes: json.length };
+      return withAuthor({ type: 'ADDED', key, revision: row.revision, object: asWritten(object, row.revision), bytes: json.length }, author);
     });
   }
 
-  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject> {
+  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
     const json = JSON.stringify(object);
+    const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       const revision = await this.takeRevision(query, took);
       const current = await this.lockCurrent(query, key, pre);
@@ -234,23 +248,27 @@ export class MvccStore implements ObjectStore {
         `WITH changed AS (
            UPDATE kv_current SET revision = $4, uid = $5, object = $6
             WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING 1)
-         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
-         SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb FROM changed`,
-        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json)],
+         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object, author)
+         SELECT $4::bigint, $1, $2, $3, 'update', $5, $6::jsonb, $7 FROM changed`,
+        [key.resource, key.namespace, key.name, revision, object.metadata?.uid ?? null, toColumn(json), author],
       );
-      return {
-        type: 'MODIFIED',
-        key,
-        revision,
-        object: asWritten(object, revision),
-        previous: withRevision(JSON.parse(current.object), current.revision),
-        bytes: json.length + current.object.length,
-      };
+      return withAuthor(
+        {
+          type: 'MODIFIED',
+          key,
+          revision,
+          object: asWritten(object, revision),
+          previous: withRevision(JSON.parse(current.object), current.revision),
+          bytes: json.length + current.object.length,
+        },
+        author,
+      );
     });
   }
 
-  delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject> {
+  delete(key: ObjectKey, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
+    const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       const revision = await this.takeRevision(query, took);
       const last = await this.lockCurrent(query, key, pre);
@@ -258,12 +276,12 @@ export class MvccStore implements ObjectStore {
       await query(
         `WITH gone AS (
            DELETE FROM kv_current WHERE resource = $1 AND namespace = $2 AND name = $3 RETURNING uid, object)
-         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object)
-         SELECT $4::bigint, $1, $2, $3, 'delete', uid, object FROM gone`,
-        [key.resource, key.namespace, key.name, revision],
+         INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object, author)
+         SELECT $4::bigint, $1, $2, $3, 'delete', uid, object, $5 FROM gone`,
+        [key.resource, key.namespace, key.name, revision, author],
       );
       const previous = withRevision(JSON.parse(last.object), last.revision);
-      return { type: 'DELETED', key, revision, object: asWritten(previous, revision), previous, bytes: 2 * last.object.length };
+      return withAuthor({ type: 'DELETED', key, revision, object: asWritten(previous, revision), previous, bytes: 2 * last.object.length }, author);
     });
   }
 
@@ -280,15 +298,17 @@ export class MvccStore implements ObjectStore {
       object: string;
       previous: string | null;
       previous_revision: string | null;
+      author: string | null;
+      committed_at: string | null;
     }> = await this.sql.query(
       `WITH page AS (
-         SELECT revision, resource, namespace, name, op, object::text AS object
+         SELECT revision, resource, namespace, name, op, object::text AS object, author, created_at
            FROM kv_log WHERE revision > $1 ORDER BY revision LIMIT $2),
        fitting AS (
          SELECT * FROM (
            SELECT page.*, sum(octet_length(object)) OVER (ORDER BY revision) - octet_length(object) AS bytes_before FROM page) sized
           WHERE bytes_before < $3)
-       SELECT m.compacted_revision::text AS compacted, f.revision::text AS revision, f.resource, f.namespace, f.name, f.op, f.object,
+       SELECT m.compacted_revision::text AS compacted, f.revision::text AS revision, f.resource, f.namespace, f.name, f.op, f.object, f.author, (extract(epoch FROM f.created_at) * 1000)::float8::text AS committed_at,
               p.object::text AS previous, p.revision::text AS previous_revision
          FROM kv_meta m
          LEFT JOIN fitting f ON true
@@ -314,7 +334,7 @@ export class MvccStore implements ObjectStore {
           bytes: r.object.length + (r.previous?.length ?? 0),
         };
         if (r.previous) change.previous = withRevision(JSON.parse(r.previous), r.previous_revision!);
-        return change;
+        return withAuthor(change, r.author, r.committed_at === null ? undefined : Math.round(Number(r.committed_at)));
       });
   }
 

@@ -31,6 +31,21 @@ export interface Change {
   previous?: KubeObject;
   /** The size of `object` and `previous` as JSON text: roughly what holding the change costs. */
   bytes: number;
+  /** Who made the change, as the write named it (absent: not recorded). */
+  author?: ChangeAuthor;
+  /** When it committed, in ms since the epoch (absent where the store does not say). */
+  committedAt?: number;
+}
+
+/** The user a write was made for, kept with its row in the log (access history names it). */
+export interface ChangeAuthor {
+  username: string;
+  groups?: string[];
+}
+
+/** What a write records beside the object: who made it. */
+export interface WriteContext {
+  author?: ChangeAuthor;
 }
 
 /** The range of a store list (the store's own query, not kube's ListOptions). */
@@ -156,11 +171,11 @@ export interface ObjectStore {
   list(resource: string, opts?: StoreRangeOptions): Promise<ListResult>;
 
   /** Inserts a new key; KeyExistsError if it exists. */
-  create(key: ObjectKey, object: KubeObject): Promise<StoredObject>;
+  create(key: ObjectKey, object: KubeObject, ctx?: WriteContext): Promise<StoredObject>;
   /** Replaces the newest state; KeyNotFoundError, StaleRevisionError, UidMismatchError. */
-  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions): Promise<StoredObject>;
+  update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject>;
   /** Removes the key (a tombstone row in the log); returns the last state with the delete's revision. */
-  delete(key: ObjectKey, pre?: WritePreconditions): Promise<StoredObject>;
+  delete(key: ObjectKey, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject>;
 
   /**
    * Changes with revision > `afterRevision`, oldest first, at most `limit`, and no more

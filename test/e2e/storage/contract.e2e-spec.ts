@@ -219,6 +219,18 @@ function storeContract(open: () => Promise<StoreUnderTest>): void {
     expect(await store.changesSince(await store.currentRevision(), 100)).toEqual([]);
   });
 
+  it('keeps the author a write names with its change, and none when it names none', async () => {
+    const r = freshResource();
+    const start = await store.currentRevision();
+    const alice = { author: { username: 'alice', groups: ['devs'] } };
+    await store.create(keyOf(r, 'a'), objectOf('a', { v: 1 }), alice);
+    await store.update(keyOf(r, 'a'), objectOf('a', { v: 2 }), undefined, { author: { username: 'bob' } });
+    await store.create(keyOf(r, 'b'), objectOf('b'));
+    await store.delete(keyOf(r, 'a'), undefined, { author: { username: 'system:controller:x' } });
+    const changes = await store.changesSince(start, 100);
+    expect(changes.map((c) => c.author)).toEqual([{ username: 'alice', groups: ['devs'] }, { username: 'bob' }, undefined, { username: 'system:controller:x' }]);
+  });
+
   it('bounds a batch of changes by the bytes of their objects, the first always, and tells each change its size', async () => {
     const r = freshResource();
     const start = await store.currentRevision();

@@ -3,7 +3,16 @@ import { AccessIndex } from '../../../src/access/access-index';
 import { AuthorizerChain } from '../../../src/authorization/authorizer-chain';
 import { PolicyChangeAnalyzer } from '../../../src/access/policy-change-analyzer';
 import { PermissionChange, PolicyChangeItem, PolicyChangeStatus } from '../../../src/access/policy-change-types';
-import { PolicyIndex } from '../../../src/authorization/rbac/policy-index';
+import {
+  CLUSTER_ROLE_BINDINGS_RESOURCE,
+  CLUSTER_ROLES_RESOURCE,
+  PolicyIndex,
+  RbacKind,
+  RbacResource,
+  ROLE_BINDINGS_RESOURCE,
+  ROLES_RESOURCE,
+} from '../../../src/authorization/rbac/policy-index';
+import { diffOfCommittedChange } from '../../../src/access/access-history';
 import { RbacAuthorizer } from '../../../src/authorization/rbac/rbac-authorizer';
 import { PolicyRule, Subject } from '../../../src/apis/rbac/types';
 import { UserInfo } from '../../../src/apimachinery/user-info';
@@ -305,6 +314,46 @@ describe('PolicyChangeReview diff with guardrails in the chain (property)', () =
         }
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+/** The store resource of each RBAC kind, for applying a committed change to an index. */
+const RESOURCE_OF: Record<string, RbacResource> = { Role: ROLES_RESOURCE, ClusterRole: CLUSTER_ROLES_RESOURCE, RoleBinding: ROLE_BINDINGS_RESOURCE, ClusterRoleBinding: CLUSTER_ROLE_BINDINGS_RESOURCE };
+
+describe('access history over a sequence of committed changes', () => {
+  it('records at each change exactly the difference of SubjectAccessReview answers before and after it', async () => {
+    await fc.assert(
+      fc.asyncProperty(policyArb, changesArb, changesArb, async (objects, first, second) => {
+        const sequence = [...first, ...second];
+        // The recorder's own index, moved one committed change at a time.
+        const index = indexOf(objects);
+        const access = new AccessIndex(index);
+        for (const [i, item] of sequence.entries()) {
+          const object = item.object as { kind: RbacKind; metadata: { name: string; namespace?: string } };
+          const namespace = object.kind === 'Role' || object.kind === 'RoleBinding' ? (object.metadata.namespace ?? '') : '';
+          const diff = diffOfCommittedChange(index, access, { kind: object.kind, namespace, name: object.metadata.name, object: item.delete ? null : (object as never) });
+          if (item.delete) index.remove(RESOURCE_OF[object.kind], namespace, object.metadata.name);
+          else index.upsert(RESOURCE_OF[object.kind], object as never);
+          const before = new RbacAuthorizer('before', applied(objects, sequence.slice(0, i)));
+          const after = new RbacAuthorizer('after', applied(objects, sequence.slice(0, i + 1)));
+          for (const s of SUBJECTS) {
+            const who = userOf(s);
+            for (const q of questions()) {
+              const attrs = q.path !== undefined ? url(who, q.verb, q.path) : req(who, q.verb, q.apiGroup!, q.resource!, { ns: q.namespace, name: q.name, sub: q.subresource });
+              const was = before.authorize(attrs).decision === 'Allow';
+              const is = after.authorize(attrs).decision === 'Allow';
+              const gained = diff.gained.some((e) => covers(e, s, q));
+              const lost = diff.lost.some((e) => covers(e, s, q));
+              if (gained !== (is && !was) || lost !== (was && !is)) {
+                throw new Error(`change ${i} ${JSON.stringify(item)}, ${JSON.stringify(s)} ${JSON.stringify(q)}: before ${was}, after ${is}, gained ${gained}, lost ${lost}`);
+              }
+            }
+          }
+        }
+        access.close();
+      }),
+      { numRuns: 25 },
     );
   });
 });
