@@ -27,6 +27,11 @@ import { ControllerContext, Controller } from './controller-context';
 export const ACCESS_REQUEST_CONTROLLER_USER = ACCESS_REQUEST_CONTROLLER;
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
+/** The bindings an access request granted (labelled with its uid): orphans are looked for among those only. */
+const GRANT_INDEX = 'access-requests/grants';
+const GRANT = 'grant';
+const grantOf = (binding: RoleBinding): string[] => (binding.metadata.labels?.[ACCESS_REQUEST_UID_LABEL] ? [GRANT] : []);
+
 /** The binding subject of the requester: a ServiceAccount for a service account's name, else the User. */
 function requesterSubject(username: string): Subject {
   if (username.startsWith(SERVICE_ACCOUNT_PREFIX)) {
@@ -166,7 +171,7 @@ export class AccessRequestController implements Controller {
     const type = this.bindingType(request);
     const namespace = request.metadata.namespace ?? '';
     const name = grantBindingName(request);
-    const existing = (await this.ctx.list<RoleBinding>(type, namespace || undefined)).find((b) => b.metadata.name === name);
+    const existing = this.ctx.get<RoleBinding>(type, namespace, name);
     if (existing) return existing.metadata.labels?.[ACCESS_REQUEST_UID_LABEL] === request.metadata.uid ? existing : undefined;
     const binding: RoleBinding = {
       apiVersion: `${RBAC_GROUP}/v1`,
@@ -198,14 +203,14 @@ export class AccessRequestController implements Controller {
 
   private async deleteGrant(request: AccessRequest): Promise<void> {
     const type = this.bindingType(request);
-    const binding = (await this.ctx.list<RoleBinding>(type, request.metadata.namespace || undefined)).find((b) => b.metadata.name === grantBindingName(request));
+    const binding = this.ctx.get<RoleBinding>(type, request.metadata.namespace ?? '', grantBindingName(request));
     if (binding && binding.metadata.labels?.[ACCESS_REQUEST_UID_LABEL] === request.metadata.uid) await this.ctx.delete(type, binding);
   }
 
   /** A grant whose request was deleted goes too (no garbage collector follows ownerReferences here). */
   private async collectOrphans(requestUids: ReadonlySet<string>): Promise<void> {
     for (const type of [roleBindingType, clusterRoleBindingType]) {
-      for (const binding of await this.ctx.list<RoleBinding>(type)) {
+      for (const binding of this.ctx.byIndex<RoleBinding>(type, GRANT_INDEX, grantOf, GRANT)) {
         const uid = binding.metadata.labels?.[ACCESS_REQUEST_UID_LABEL];
         if (uid && !requestUids.has(uid) && !binding.metadata.deletionTimestamp) await this.ctx.delete(type, binding);
       }

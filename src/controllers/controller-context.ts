@@ -31,6 +31,22 @@ export class ControllerContext {
     return namespace === undefined ? informer.list() : informer.byIndex(NAMESPACE_INDEX, namespace);
   }
 
+  /** One object of a kind from its informer's cache. */
+  get<T extends KubeObject>(type: ResourceType, namespace: string, name: string): T | undefined {
+    return this.informers.informerFor<T>(storageResource(type)).get(namespace, name);
+  }
+
+  /**
+   * The objects of a kind that `indexFn` files under `value`, from an index of the shared
+   * informer added the first time it is asked for (client-go's AddIndexers and ByIndex): a
+   * controller that cares about a few objects among 100,000 reads those, not every one.
+   */
+  byIndex<T extends KubeObject>(type: ResourceType, indexName: string, indexFn: (obj: T) => string[], value: string): T[] {
+    const informer = this.informers.informerFor<T>(storageResource(type));
+    if (!informer.hasIndex(indexName)) informer.addIndexers({ [indexName]: indexFn });
+    return informer.byIndex(indexName, value);
+  }
+
   private storage(type: ResourceType): ResourceStorage {
     const entry = this.registry.lookup(type.group, type.version, type.plural);
     if (!entry) throw new Error(`${type.plural} is not served`);

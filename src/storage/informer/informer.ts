@@ -199,6 +199,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     return [...this.items.keys()];
   }
 
+  /** Whether an index of this name exists (indexes live as long as the informer; controllers come and go). */
+  hasIndex(indexName: string): boolean {
+    return this.indexers.has(indexName);
+  }
+
   /** The objects indexed under `value` by the index `indexName` (client-go's ByIndex). */
   byIndex(indexName: string, value: string): T[] {
     const index = this.indices.get(indexName);
