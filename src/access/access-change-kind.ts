@@ -114,6 +114,8 @@ export const accessChangeType: ResourceType<AccessChange> = {
   namespaced: false,
   // Written by the server only: create, update and delete answer 405, as for kube's read-only resources.
   verbs: ['get', 'list', 'watch'],
+  // 90 days of every permission change: read from the store, never held whole in memory.
+  watchCache: false,
   nameValidator: validatePathSegmentName,
   schema: accessChangeSchema,
   strategy: { allowCreateOnUpdate: false, allowUnconditionalUpdate: false, validate: () => [], validateUpdate: () => [] },

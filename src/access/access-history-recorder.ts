@@ -43,6 +43,8 @@ const KIND_OF: Record<RbacResource, RbacKind> = {
 /** The checkpoint's key: a store object of no served resource. */
 const CHECKPOINT_KEY: ObjectKey = { resource: 'access.platform.io/accesshistory-checkpoints', namespace: '', name: 'leader' };
 
+const ACCESS_CHANGES_RESOURCE = storageResource(accessChangeType);
+
 interface Checkpoint extends KubeObject {
   /** Every change up to this revision is recorded. */
   revision: string;
@@ -77,6 +79,8 @@ export interface AccessHistoryDeps {
   /** The AccessChange storage with its write verbs (the served one is read-only): pruning deletes through it. */
   entries: ResourceStorage;
   retentionMs: number;
+  /** The shared informer's copy of an object, if it has one: a listed object of the same version is held once, not twice. */
+  cached?(resource: string, namespace: string, name: string): KubeObject | undefined;
 }
 
 export class AccessHistoryRecorder {
@@ -131,6 +135,12 @@ class LeaderRun {
   private savedAt = Date.now();
   /** RBAC changes were recorded since the checkpoint was last written. */
   private dirty = false;
+  /**
+   * Something besides the recorder's own writes (its checkpoint, its entries) was committed
+   * since the checkpoint was written: only then is a refresh due, or each refresh would be
+   * the next one's cause and an idle server would write every minute.
+   */
+  private moved = false;
   /** Entry writes started and not yet awaited (see write). */
   private writing: Array<Promise<void>> = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
@@ -222,6 +232,7 @@ class LeaderRun {
   private async saveCheckpoint(): Promise<void> {
     this.savedAt = Date.now();
     this.dirty = false;
+    this.moved = false;
     const cp: Checkpoint = { metadata: { name: CHECKPOINT_KEY.name }, revision: this.revision, windowsThrough: this.windowsThrough };
     try {
       this.checkpoint = await this.deps.store.update(CHECKPOINT_KEY, cp, { revision: this.checkpoint.revision }, { author: { username: this.user.username } });
@@ -260,7 +271,10 @@ class LeaderRun {
       let after: { namespace: string; name: string } | undefined;
       for (;;) {
         const page = await this.deps.store.list(resource, { atRevision: revision, limit: LIST_PAGE, countRemaining: false, ...(after ? { after } : {}) });
-        items.push(...page.items.map((i) => i.object));
+        for (const { key, object } of page.items) {
+          const cached = this.deps.cached?.(resource, key.namespace, key.name);
+          items.push(cached && cached.metadata.resourceVersion === object.metadata.resourceVersion ? cached : object);
+        }
         if (!page.hasMore || page.items.length === 0) break;
         const last = page.items[page.items.length - 1].key;
         after = { namespace: last.namespace, name: last.name };
@@ -296,6 +310,7 @@ class LeaderRun {
 
   private async applyBatch(changes: readonly Change[]): Promise<void> {
     for (const change of changes) {
+      if (change.key.resource !== CHECKPOINT_KEY.resource && change.key.resource !== ACCESS_CHANGES_RESOURCE) this.moved = true;
       if (!isRbacResource(change.key.resource)) continue;
       this.dirty = true;
       const at = Math.max(this.momentOf(change), this.windowsThrough);
@@ -319,7 +334,7 @@ class LeaderRun {
    */
   private async saveCheckpointIfDue(): Promise<void> {
     const since = Date.now() - this.savedAt;
-    if (this.revision === (this.checkpoint.object as Checkpoint).revision) return;
+    if (!this.moved || this.revision === (this.checkpoint.object as Checkpoint).revision) return;
     if ((this.dirty && since >= CHECKPOINT_INTERVAL_MS) || since >= CHECKPOINT_REFRESH_MS) await this.saveCheckpoint();
   }
 
@@ -429,7 +444,7 @@ class LeaderRun {
 
   private async prune(): Promise<void> {
     const cutoff = this.deps.clock.now() - this.deps.retentionMs;
-    const resource = storageResource(accessChangeType);
+    const resource = ACCESS_CHANGES_RESOURCE;
     let after: { namespace: string; name: string } | undefined;
     for (;;) {
       if (this.lost.aborted) return;

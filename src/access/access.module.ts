@@ -1,10 +1,12 @@
-import { BeforeApplicationShutdown, Inject, Module, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { RegistryModule } from '../registry/registry.module';
 import { ResourceRegistry } from '../registry/resources/registry';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { AuthorizerChain } from '../authorization/authorizer-chain';
 import { RbacAuthorizationModule } from '../authorization/rbac/rbac-authorization.module';
 import { RbacIndex } from '../authorization/rbac/rbac-index.service';
+import { RbacBootstrap } from '../rbac/bootstrap/rbac-bootstrap';
+import { RbacModule } from '../rbac/rbac.module';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { reviewAttributes, reviewedUser, reviewEvaluationError, subjectAccessReviewAttributes } from '../reviews/access-review-attributes';
 import { SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from '../reviews/review-types';
@@ -31,6 +33,7 @@ import { ReadOnlyStorage } from './access-change-storage';
 import { GenericStorageFactory } from '../registry/generic/generic-storage.factory';
 import { OBJECT_STORE, ObjectStore } from '../storage/mvcc/object-store';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
+import { SharedInformerFactory } from '../storage/informer/shared-informer-factory';
 import { DATABASE } from '../storage/storage.module';
 import { Database } from '../storage/engine/database';
 import { Clock, CLOCK, systemClock } from '../apimachinery/clock';
@@ -49,12 +52,14 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
  * decisions, plus the reverse indexes of AccessIndex, which follow the policy index.
  */
 @Module({
-  imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule],
+  imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, RbacModule],
   providers: [BindingUsageService, { provide: AccessIndex, useFactory: (policy: RbacIndex) => new AccessIndex(policy), inject: [RbacIndex] }],
   exports: [BindingUsageService, AccessIndex],
 })
 export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicationBootstrap, BeforeApplicationShutdown {
   private history: AccessHistoryRecorder | undefined;
+  private historyStarted: Promise<void> | undefined;
+  private readonly logger = new Logger('AccessModule');
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -68,6 +73,8 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicatio
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     private readonly feed: ChangeFeedService,
     @Inject(DATABASE) private readonly db: Database,
+    private readonly informers: SharedInformerFactory,
+    private readonly rbacBootstrap: RbacBootstrap,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
@@ -146,14 +153,21 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicatio
       clock: this.clock,
       entries,
       retentionMs: this.options.accessHistoryRetentionMs,
+      cached: (resource, namespace, name) => this.informers.informerFor(resource).get(namespace, name),
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.history?.start();
+  onApplicationBootstrap(): void {
+    // History starts after the default policy is in place: a fresh cluster's defaults are its
+    // starting state, not changes. Not awaited here: the bootstrap's own hook may run after this one.
+    const history = this.history;
+    if (!history) return;
+    this.historyStarted = this.rbacBootstrap.reconciled.then(() => history.start());
+    this.historyStarted.catch((err: Error) => this.logger.error(`access history did not start: ${err.message}`));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.historyStarted?.catch(() => undefined);
     await this.history?.stop();
   }
 

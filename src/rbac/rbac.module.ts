@@ -23,6 +23,7 @@ import { RBAC_GROUP, RBAC_VERSION } from '../apis/rbac/types';
 @Module({
   imports: [RegistryModule, AuthorizationModule, RbacAuthorizationModule, HealthModule],
   providers: [DefaultPolicyReconciler, ClusterRoleAggregationController, RbacBootstrap, RbacEscalationCheck],
+  exports: [RbacBootstrap],
 })
 export class RbacModule implements OnModuleInit {
   constructor(

@@ -412,12 +412,32 @@ describe('the access explorer', () => {
       expect(await mine.locator('tbody tr', { hasText: 'alice-admin' }).innerText()).toMatch(/ClusterRole admin\tshop\t1h\t(Approved|Active)\t1/);
     });
 
-    it('history: says it is not available when the server serves no access history', async () => {
+    it('history: a subject\'s timeline holds the AccessChange entries the API lists for it', async () => {
+      // The leader records alice's grants of the seeded policy (her binding alice-view in shop).
+      const selector = encodeURIComponent('subject=User:alice');
+      let listed: Array<{ metadata: { name: string }; cause: { name: string } }> = [];
+      await eventually(async () => {
+        const res = await server.admin.get(`${ACCESS}/accesschanges?fieldSelector=${selector}`);
+        expect(res.status).toBe(200);
+        listed = res.body.items;
+        expect(listed.map((c) => c.cause.name)).toContain('alice-view');
+      }, 30_000);
       const page = await browser();
-      await page.goto(`${server.url}/access/#/history?subject=alice`);
-      await page.locator('#history-unavailable').waitFor();
-      expect(await page.locator('#history-unavailable').innerText()).toBe('History is not available on this server (it does not serve accesschanges.access.platform.io).');
+      await page.goto(`${server.url}/access/#/history?subject=User:alice`);
+      await page.locator('ol.timeline > li').first().waitFor();
+      // Entries only accumulate: everything listed before the page loaded is on it, and only alice's.
+      const names = await page.locator('ol.timeline > li').evaluateAll((items) => items.map((li) => li.getAttribute('data-name')));
+      expect(names).toEqual(expect.arrayContaining(listed.map((c) => c.metadata.name)));
+      const aliceView = page.locator('ol.timeline > li', { hasText: 'RoleBinding shop/alice-view' }).first();
+      const text = await aliceView.innerText();
+      expect(text).toMatch(/^\S+ User:alice in shop: \S+ RoleBinding shop\/alice-view @\d+ by \S+\n/);
+      expect(text).toMatch(/^\+ get, list, watch .* via RoleBinding shop\/alice-view → ClusterRole view$/m);
+      expect(await page.locator('ol.timeline > li', { hasNotText: 'User:alice' }).count()).toBe(0);
       await screenshot(page, 'history');
+
+      // A bare name selects every subject kind of that name.
+      await page.goto(`${server.url}/access/#/history?subject=alice&namespace=${NS}`);
+      await page.locator('ol.timeline > li', { hasText: 'alice-view' }).first().waitFor();
     });
 
     it('is readable in a narrow window and reachable by keyboard', async () => {

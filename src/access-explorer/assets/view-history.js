@@ -6,15 +6,37 @@ import { failure, h, queryForm, resultRegion, setBusy, viewHash } from './dom.js
 
 export const title = 'History';
 
-/** One change as the timeline shows it. */
+/** A subject as bindings name it, in the `subject` field selector's form. */
+const subjectKey = (s) => (s.kind === 'ServiceAccount' ? `ServiceAccount:${s.namespace || ''}:${s.name}` : `${s.kind}:${s.name}`);
+
+/** One permission class of an entry, as a line: verbs, what, and the binding → role that causes it. */
+function permissionText(p) {
+  const what = p.nonResourceURL || `${p.resource || ''}${p.apiGroup ? `.${p.apiGroup}` : ''}${p.resourceName ? ` ${p.resourceName}` : ''}`;
+  const via = (p.via || []).map((v) => `${v.binding.kind} ${v.binding.namespace ? `${v.binding.namespace}/` : ''}${v.binding.name} → ${v.role.kind} ${v.role.name}`).join(', ');
+  return `${p.verbs.join(', ')} ${what}${via ? ` via ${via}` : ''}`;
+}
+
+/** One AccessChange as the timeline shows it (the kind's shape is read here only). */
 function entryOf(change) {
-  const c = change.spec || change.status || change;
-  const subject = c.subject ? (c.subject.kind === 'ServiceAccount' ? `system:serviceaccount:${c.subject.namespace}:${c.subject.name}` : `${c.subject.kind} ${c.subject.name}`) : '';
-  const p = c.permission || {};
-  const permission = typeof p === 'string' ? p : `${p.verb || ''} ${p.nonResourceURL || `${p.resource || ''}${p.apiGroup ? `.${p.apiGroup}` : ''}`}${p.namespace ? ` in ${p.namespace}` : ''}`;
-  const via = c.via ? `${c.via.binding ? `${c.via.binding.kind} ${c.via.binding.name}` : ''}${c.via.role ? ` → ${c.via.role.kind} ${c.via.role.name}` : ''}` : '';
-  const cause = c.cause ? `${c.cause.kind} ${c.cause.name}${c.cause.resourceVersion ? ` @${c.cause.resourceVersion}` : ''}` : '';
-  return { time: c.time || change.metadata?.creationTimestamp || '', change: c.change || c.direction || '', subject, permission, via, cause, author: c.author || '' };
+  const cause = change.cause || {};
+  return {
+    name: change.metadata.name,
+    time: change.time,
+    subject: change.subject ? subjectKey(change.subject) : '',
+    where: change.namespace ? `in ${change.namespace}` : 'cluster-wide',
+    gained: (change.gained || []).map(permissionText),
+    lost: (change.lost || []).map(permissionText),
+    cause: `${cause.operation || ''} ${cause.kind || ''} ${cause.namespace ? `${cause.namespace}/` : ''}${cause.name || ''}${cause.resourceVersion ? ` @${cause.resourceVersion}` : ''}`.trim(),
+    author: cause.user ? cause.user.username : '',
+  };
+}
+
+/** The field selector of the form: a subject as `Kind:name` (as the API selects it), a bare name for any kind. */
+function selectorOf(params) {
+  const parts = [];
+  if (params.subject) parts.push(/^(User|Group|ServiceAccount):/.test(params.subject) ? `subject=${params.subject}` : `subject.name=${params.subject}`);
+  if (params.namespace) parts.push(`namespace=${params.namespace}`);
+  return parts.join(',');
 }
 
 export async function render(main, params) {
@@ -39,16 +61,30 @@ export async function render(main, params) {
     (v) => (location.hash = viewHash('history', v)),
   );
   main.append(form, region);
-  const selector = [params.subject ? `subject=${params.subject}` : '', params.namespace ? `namespace=${params.namespace}` : ''].filter(Boolean).join(',');
+  const selector = selectorOf(params);
   setBusy(region, true);
   try {
     const list = await api('GET', `${ACCESS}/accesschanges?limit=500${selector ? `&fieldSelector=${encodeURIComponent(selector)}` : ''}`);
-    const entries = list.items.map(entryOf).sort((a, b) => (a.time < b.time ? 1 : -1));
+    const entries = list.items.map(entryOf).sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+    const side = (sign, label, lines) => (lines.length ? h('ul', { 'aria-label': label }, lines.map((l) => h('li', { className: label.toLowerCase() }, `${sign} ${l}`))) : '');
     region.replaceChildren(
       entries.length
-        ? h('ol', { className: 'timeline', 'aria-label': 'Permission changes, newest first' }, entries.map((e) => h('li', { className: String(e.change).toLowerCase() }, h('time', { datetime: e.time }, e.time), ` ${e.subject} ${e.change} ${e.permission}`, e.via ? ` via ${e.via}` : '', e.cause ? ` (${e.cause}` : '', e.author ? ` by ${e.author}` : '', e.cause ? ')' : '')))
+        ? h(
+            'ol',
+            { className: 'timeline', 'aria-label': 'Permission changes, newest first' },
+            entries.map((e) =>
+              h(
+                'li',
+                { 'data-name': e.name },
+                h('time', { datetime: e.time }, e.time),
+                ` ${e.subject} ${e.where}: ${e.cause}${e.author ? ` by ${e.author}` : ''}`,
+                side('+', 'Gained', e.gained),
+                side('−', 'Lost', e.lost),
+              ),
+            ),
+          )
         : h('p', {}, 'No permission changes recorded.'),
-      list.metadata && list.metadata.continue ? h('p', { className: 'note' }, 'Only the newest 500 are shown: narrow by subject or namespace.') : '',
+      list.metadata && list.metadata.continue ? h('p', { className: 'note' }, 'Only the first 500 are shown: narrow by subject or namespace.') : '',
     );
   } catch (err) {
     region.replaceChildren(failure(err, 'the history'));

@@ -23,6 +23,9 @@ export class RbacBootstrap implements OnApplicationBootstrap {
   private readonly logger = new Logger('RbacBootstrap');
   private readonly bootstrapHook?: PostStartHook;
   private readonly aggregationHook?: PostStartHook;
+  private markReconciled: () => void = () => undefined;
+  /** Resolves once the default policy is in place (what every cluster starts with, not a change to record). */
+  readonly reconciled: Promise<void> = new Promise((resolve) => (this.markReconciled = resolve));
 
   constructor(
     private readonly reconciler: DefaultPolicyReconciler,
@@ -41,6 +44,7 @@ export class RbacBootstrap implements OnApplicationBootstrap {
       throw err;
     }
     this.bootstrapHook?.done();
+    this.markReconciled();
     this.logger.log('default RBAC policy reconciled');
     await this.aggregation.start();
     this.aggregationHook?.done();

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ObjectStore, SERVING_STORE } from '../../storage/mvcc/object-store';
+import { OBJECT_STORE, ObjectStore, SERVING_STORE } from '../../storage/mvcc/object-store';
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { ChangeFeedService } from '../../storage/changefeed/change-feed.service';
 import { AdmissionChain } from '../rest/admission';
@@ -20,6 +20,7 @@ export const CREATE_PERMISSION_CHECK = Symbol('CREATE_PERMISSION_CHECK');
 export class GenericStorageFactory {
   constructor(
     @Inject(SERVING_STORE) private readonly store: ObjectStore,
+    @Inject(OBJECT_STORE) private readonly uncachedStore: ObjectStore,
     private readonly admission: AdmissionChain,
     private readonly feed: ChangeFeedService,
     private readonly continueTokens: ContinueTokenService,
@@ -35,7 +36,7 @@ export class GenericStorageFactory {
   argsFor(type: ResourceType): ConstructorParameters<typeof GenericStorage> {
     return [
       type,
-      this.store,
+      type.watchCache === false ? this.uncachedStore : this.store,
       this.admission,
       {
         feed: this.feed,

@@ -86,6 +86,11 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   table?: TableDefinition<T> | 'none';
   /** The kind's protobuf messages (full names from proto/); unset = JSON and YAML only. */
   protobuf?: ProtobufMessages;
+  /**
+   * false: reads go to the store, not the watch cache (kube's `--watch-cache-sizes=<resource>#0`),
+   * for a kind that grows with time and is read rarely, so it never sits whole in memory.
+   */
+  watchCache?: false;
 }
 
 /**

@@ -22,6 +22,8 @@ function fakeContext(objects: Record<string, KubeObject[]>) {
   const deleted: string[] = [];
   const ctx = {
     list: async (type: ResourceType) => objects[type.plural] ?? [],
+    // The informer's index, as the shared informer files each object.
+    byIndex: (type: ResourceType, _index: string, indexFn: (obj: KubeObject) => string[], value: string) => (objects[type.plural] ?? []).filter((o) => indexFn(o).includes(value)),
     delete: async (type: ResourceType, object: KubeObject) => {
       deleted.push(`${type.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`);
       return true;
