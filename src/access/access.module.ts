@@ -59,6 +59,8 @@ function dropSelectors(spec: SelfSubjectAccessReviewSpec): void {
 export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicationBootstrap, BeforeApplicationShutdown {
   private history: AccessHistoryRecorder | undefined;
   private historyStarted: Promise<void> | undefined;
+  private historyStarting = false;
+  private stopping = false;
   private readonly logger = new Logger('AccessModule');
 
   constructor(
@@ -162,12 +164,18 @@ export class AccessModule implements OnModuleInit, OnModuleDestroy, OnApplicatio
     // starting state, not changes. Not awaited here: the bootstrap's own hook may run after this one.
     const history = this.history;
     if (!history) return;
-    this.historyStarted = this.rbacBootstrap.reconciled.then(() => history.start());
+    this.historyStarted = this.rbacBootstrap.reconciled.then(() => {
+      if (this.stopping) return;
+      this.historyStarting = true;
+      return history.start();
+    });
     this.historyStarted.catch((err: Error) => this.logger.error(`access history did not start: ${err.message}`));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.historyStarted?.catch(() => undefined);
+    // A server that stops before its default policy is in place (a failed start) never started history.
+    this.stopping = true;
+    if (this.historyStarting) await this.historyStarted?.catch(() => undefined);
     await this.history?.stop();
   }
 
