@@ -51,7 +51,9 @@ describe('fuzzed requests', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // The access-history leader writes its checkpoint within a second of an RBAC change (the
+    // fuzz makes some): the checks below compare the store's revision, so it does not run here.
+    server = await startTestServer({ options: { controllers: ['*', '-access-history'] } });
     // The service-account controller writes each namespace's default ServiceAccount after
     // start; the checks below compare the store's revision, so that must be done first.
     await eventually(async () => {
