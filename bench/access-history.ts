@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RawClient, ServerProcess, startServerProcess } from './server-process';
+import { runInFlight } from './client';
+import { roleBinding } from './scale';
 
 /**
  * What recording access history costs creates: one server process on the embedded store
@@ -18,22 +20,8 @@ const CONCURRENCY = 16;
 const PER_NAMESPACE = 50;
 const OFF = ['--controllers=*,-access-history'];
 
-const roleBinding = (namespace: string, name: string) => ({
-  metadata: { name, namespace },
-  roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
-  subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: `user-${name}` }],
-});
-
-async function inFlight(total: number, work: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) await work(next++);
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
+/** `work(i)` for i < total with CONCURRENCY in flight; the rate. */
+const inFlight = (total: number, work: (i: number) => Promise<void>): Promise<number> => runInFlight(total, CONCURRENCY, work);
 
 export async function runAccessHistoryBench(): Promise<void> {
   const bindings = Number(process.env.BENCH_HISTORY_BINDINGS ?? 20_000);

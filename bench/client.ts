@@ -79,3 +79,15 @@ export function percentile(sorted: number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i];
 }
+
+/** Runs `work(i)` for every i < total with `concurrency` in flight; answers the rate per second. */
+export async function runInFlight(total: number, concurrency: number, work: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await work(next++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}

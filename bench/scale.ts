@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile } from './client';
+import { percentile, runInFlight } from './client';
 import { samplesDuring, startLivezSampler, wallNow } from './livez-samples';
 import { RawClient, startServerProcess } from './server-process';
 
@@ -25,7 +25,7 @@ const RAR = '/apis/access.platform.io/v1/resourceaccessreviews';
 const CONCURRENCY = 16;
 const PER_NAMESPACE = 50;
 
-const roleBinding = (namespace: string, name: string) => ({
+export const roleBinding = (namespace: string, name: string) => ({
   metadata: { name, namespace },
   roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
   subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: `user-${name}` }],
@@ -36,17 +36,8 @@ const clusterRoleBinding = (name: string) => ({
   subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.platform.io', name: `group-${name}` }],
 });
 
-/** Runs `work(i)` for i < total with CONCURRENCY in flight; answers the rate. */
-async function inFlight(total: number, work: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) await work(next++);
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
+/** `work(i)` for i < total with CONCURRENCY in flight; the rate. */
+const inFlight = (total: number, work: (i: number) => Promise<void>): Promise<number> => runInFlight(total, CONCURRENCY, work);
 
 /** who-can over HTTPS: every subject that may get pods in ns-0 (its RoleBindings' users and every ClusterRoleBinding's group). */
 async function rarP99(client: RawClient, rounds = 100): Promise<{ p99: number; subjects: number }> {

@@ -3,6 +3,7 @@ import { any, atomicList, boolean, field, integer, kindSchema, string, struct } 
 import { subjectSchema } from '../rbac/kinds/schemas';
 import { bindingReferenceSchema, roleReferenceSchema } from './access-schemas';
 
+
 /** PolicyChangeReview with its documentation (kubectl explain), so decoding finds unknown and mistyped fields. */
 const strings = () => atomicList(string());
 
@@ -71,18 +72,23 @@ const exceptSchema = struct(
   { typeName: 'v1.PermissionExceptions', description: 'PermissionExceptions lists the values a wildcard of the entry does not cover.' },
 );
 
+/** What a gained or lost class of actions names besides its subject, namespace and verb (a PermissionChange and an access-history entry alike). */
+const permissionClassFields = {
+  apiGroup: field(string(), 'The API group; `*`: every group but except.apiGroups.'),
+  resource: field(string(), '`resource`, `resource/subresource`; `*`: every resource (no subresource), `*/sub`: that subresource of every resource, `*/*`: every subresource; each but except.resources.'),
+  resourceName: field(string(), 'The object name; absent: every name but except.resourceNames.'),
+  nonResourceURL: field(string(), 'The URL; `*` or `prefix*`: every URL (under the prefix) but except.nonResourceURLs.'),
+  exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
+  except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
+  via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+};
+
 export const permissionChangeSchema = struct(
   {
     subject: field(subjectSchema, 'The subject, as bindings name it; a user is compared on its own bindings, a group on the bindings naming the group.'),
     namespace: field(string(), 'The namespace; absent: cluster-wide and in every namespace except exceptNamespaces.'),
     verb: field(string(), 'The verb; `*`: every verb but except.verbs.'),
-    apiGroup: field(string(), 'The API group; `*`: every group but except.apiGroups.'),
-    resource: field(string(), '`resource`, `resource/subresource`; `*`: every resource (no subresource), `*/sub`: that subresource of every resource, `*/*`: every subresource; each but except.resources.'),
-    resourceName: field(string(), 'The object name; absent: every name but except.resourceNames.'),
-    nonResourceURL: field(string(), 'The URL; `*` or `prefix*`: every URL (under the prefix) but except.nonResourceURLs.'),
-    exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
-    except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
-    via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+    ...permissionClassFields,
     restrictedByGuardrails: field(strings(), 'Access guardrails that deny the subject part of this wildcard or cluster-wide entry: that part is neither gained nor lost.'),
   },
   {
@@ -95,13 +101,7 @@ export const permissionChangeSchema = struct(
 export const historyPermissionSchema = struct(
   {
     verbs: field(strings(), 'The verbs; `*`: every verb but except.verbs.'),
-    apiGroup: field(string(), 'The API group; `*`: every group but except.apiGroups.'),
-    resource: field(string(), '`resource`, `resource/subresource`; `*`: every resource (no subresource), `*/sub`: that subresource of every resource, `*/*`: every subresource; each but except.resources.'),
-    resourceName: field(string(), 'The object name; absent: every name but except.resourceNames.'),
-    nonResourceURL: field(string(), 'The URL; `*` or `prefix*`: every URL (under the prefix) but except.nonResourceURLs.'),
-    exceptNamespaces: field(strings(), 'For a cluster-wide entry: namespaces where the subject already had (or keeps) it through its own RoleBindings.'),
-    except: field(exceptSchema, 'Values the wildcards of this entry leave out.'),
-    via: field(atomicList(causeSchema), 'The bindings and roles that grant it (after the change for a gain, before it for a loss).'),
+    ...permissionClassFields,
   },
   {
     typeName: 'v1.AccessChangePermission',

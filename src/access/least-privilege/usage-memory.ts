@@ -23,14 +23,18 @@ export interface Counted {
   last: number;
 }
 
-/** One rule of one binding and the concrete attributes it allowed. */
-export interface RuleUse extends UsedAttributes, Counted {
+/** The binding a rule was used through, and the role it names. */
+export interface RuleOrigin {
   bindingUid: string;
   bindingKind: GrantingBinding['kind'];
   bindingNamespace: string;
   bindingName: string;
   roleKind: string;
   roleName: string;
+}
+
+/** One rule of one binding and the concrete attributes it allowed. */
+export interface RuleUse extends RuleOrigin, UsedAttributes, Counted {
   /** The rule's index in its role when first recorded (-1 when the role had changed already). */
   ruleIndex: number;
   ruleHash: string;
@@ -126,13 +130,7 @@ type HeldUse = UsedAttributes & Counted & { user: string };
  * One rule of one binding (object) as the memory holds it: what it records is made once, when
  * the rule first allows through the binding, never per decision.
  */
-interface RuleSlot {
-  bindingUid: string;
-  bindingKind: GrantingBinding['kind'];
-  bindingNamespace: string;
-  bindingName: string;
-  roleKind: string;
-  roleName: string;
+interface RuleSlot extends RuleOrigin {
   identity: RuleIdentity;
   /**
    * Whether uses are recorded per user: when the binding names a Group or several subjects (a
