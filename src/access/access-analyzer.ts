@@ -5,8 +5,9 @@ import { AuthorizerAnswer, AuthorizerChain } from '../authorization/authorizer-c
 import { PolicyIndex } from '../authorization/rbac/policy-index';
 import { ruleAllows } from '../authorization/rbac/rule-matching';
 import { fileSubject, subjectKeysOf } from '../authorization/rbac/subjects';
-import { bindingWindow, windowAnnotations, windowState } from '../apis/rbac/binding-window';
-import { Subject } from '../apis/rbac/types';
+import { BindingWindow, bindingWindow, windowAnnotations, windowState } from '../apis/rbac/binding-window';
+import { PolicyRule, RoleBinding, Subject } from '../apis/rbac/types';
+import { keepEncoding } from '../runtime/serializer/kept-encodings';
 import { AccessIndex, BindingEntry, resourceTokens } from './access-index';
 import {
   AccessExplanationStatus,
@@ -103,26 +104,26 @@ export class AccessAnalyzer {
     const candidates = attrs.isResourceRequest
       ? this.index.candidateBindings(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace)
       : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
-    const keyed: Array<{ key: string; grant: AccessGrant }> = [];
+    const found: GrantSkeleton[] = [];
     const now = this.policy.clock.now();
+    // Many bindings share a role (view bound 10,000 times): each role's rules are matched once per question.
+    const allowsByRules = new Map<readonly PolicyRule[], boolean>();
     for (const binding of candidates) {
-      if (windowState(bindingWindow(binding.object), now) !== 'active') continue;
+      const skeleton = grantSkeleton(binding);
+      if (!skeleton) continue;
+      if (skeleton.window && windowState(skeleton.window, now) !== 'active') continue;
       const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
-      if (!resolved.rules || !resolved.rules.some((rule) => ruleAllows(rule, attrs))) continue;
-      const subjects: Subject[] = [];
-      for (const subject of Array.isArray(binding.object.subjects) ? binding.object.subjects : []) {
-        const filings = fileSubject(subject, binding.namespace);
-        if (!filings.length || filings.some((f) => f.error)) continue;
-        subjects.push(copySubject(subject));
-        for (const { key } of filings) (key.startsWith('u:') ? users : groups).add(key.slice(2));
-      }
-      if (!subjects.length) continue;
-      const grant = { binding: bindingReference(binding), role: roleReference(binding), subjects };
-      keyed.push({ key: `${binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${binding.namespace}\u0000${binding.name}`, grant });
+      if (!resolved.rules) continue;
+      let allows = allowsByRules.get(resolved.rules);
+      if (allows === undefined) allowsByRules.set(resolved.rules, (allows = resolved.rules.some((rule) => ruleAllows(rule, attrs))));
+      if (!allows) continue;
+      for (const user of skeleton.users) users.add(user);
+      for (const group of skeleton.groups) groups.add(group);
+      found.push(skeleton);
     }
     // Cluster-wide first, then by namespace and name: a stable order for readers and diffs.
-    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return keyed.map((k) => k.grant);
+    found.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    return found.map((s) => s.grant);
   }
 
   /** AccessExplanation: the chain's decision, traced, and RBAC's view of it. */
@@ -216,6 +217,50 @@ function outsideWindow(binding: BindingEntry, state: 'not-yet-valid' | 'expired'
   const reason =
     state === 'expired' ? `the binding expired at ${window.validUntil ?? '(unreadable valid-until)'}` : `the binding is not valid before ${window.validFrom ?? '(unreadable valid-from)'}`;
   return { binding: bindingReference(binding), role: roleReference(binding), reason, ...window };
+}
+
+/**
+ * What a binding contributes to a who-can answer when its role allows: made once per version
+ * of the binding (cached objects are never changed), so a question over 10,000 bindings reads
+ * them instead of filing each subject again. The grant is shared by the answers that include
+ * it and never changed; its JSON is kept with it, made once.
+ */
+interface GrantSkeleton {
+  grant: AccessGrant;
+  users: string[];
+  groups: string[];
+  order: string;
+  /** Only for a time-bound binding. */
+  window?: BindingWindow;
+}
+
+const skeletons = new WeakMap<RoleBinding, GrantSkeleton | null>();
+
+/** The binding's grant, or null when none of its subjects is well-formed (it grants nobody). */
+function grantSkeleton(binding: BindingEntry): GrantSkeleton | null {
+  let skeleton = skeletons.get(binding.object);
+  if (skeleton !== undefined) return skeleton;
+  const subjects: Subject[] = [];
+  const users: string[] = [];
+  const groups: string[] = [];
+  for (const subject of Array.isArray(binding.object.subjects) ? binding.object.subjects : []) {
+    const filings = fileSubject(subject, binding.namespace);
+    if (!filings.length || filings.some((f) => f.error)) continue;
+    subjects.push(copySubject(subject));
+    for (const { key } of filings) (key.startsWith('u:') ? users : groups).push(key.slice(2));
+  }
+  const window = bindingWindow(binding.object);
+  skeleton = subjects.length
+    ? {
+        grant: keepEncoding({ binding: bindingReference(binding), role: roleReference(binding), subjects }),
+        users,
+        groups,
+        order: `${binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${binding.namespace}\u0000${binding.name}`,
+        ...(window.validFrom !== undefined || window.validUntil !== undefined ? { window } : {}),
+      }
+    : null;
+  skeletons.set(binding.object, skeleton);
+  return skeleton;
 }
 
 function copySubject(s: Subject): Subject {

@@ -7,7 +7,7 @@ import { ResourceType } from '../../runtime/schema/resource-type';
 import { FieldValidationDirective } from '../../runtime/schema/field-validation';
 import { prettyRequested } from '../../runtime/serializer/negotiation';
 import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop } from '../../runtime/offload/offload';
-import { isStreamableList, sendJsonListOffLoop } from '../../runtime/offload/list-stream';
+import { isStreamableJson, sendJsonOffLoop } from '../../runtime/offload/list-stream';
 import { addWarning, warningSink } from './warnings';
 import { deleteOptionsFor, Reader, writeOptionsFor, WriteScope } from '../../registry/rest/storage';
 import { RequestWriteOptions } from '../../registry/options/request-options';
@@ -145,9 +145,9 @@ export class ResourceHandler {
     const target = { type: scope.target.target.type, query: req.query as Record<string, unknown> };
     const format = scope.response.format;
     const pretty = prettyRequested(target.query, req.headers['user-agent']);
-    // A large JSON list goes out as its items are encoded, never as one string.
-    if (format.serializer === 'json' && !format.transform && !pretty && !format.pretty && isStreamableList(body)) {
-      return sendJsonListOffLoop(res, code, format.mediaType, body, scope.response.gzip);
+    // A large JSON answer (a list, who-can) goes out as its items are encoded, never as one string.
+    if (format.serializer === 'json' && !format.transform && !pretty && !format.pretty && isStreamableJson(body)) {
+      return sendJsonOffLoop(res, code, format.mediaType, body, scope.response.gzip);
     }
     const rendered = await renderResponseOffLoop(format, body, target, pretty);
     await sendRenderedOffLoop(res, code, rendered, scope.response.gzip);

@@ -9,6 +9,7 @@ import { awaitRevision } from './revision-wait';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
 import { yieldToEventLoop } from '../../runtime/offload/offload';
+import { keepEncoding } from '../../runtime/serializer/kept-encodings';
 
 /** Rows read from the store per query when a list pages through it. */
 const LIST_PAGE_SIZE = 500;
@@ -130,8 +131,8 @@ export class ListPager {
 
 /**
  * Each stored object's list item, made once: a cached object is never changed (a change is a
- * new object), so every list of it hands out the same item, and the item's encoding, kept
- * with it by the list writer, is made once per version of the object.
+ * new object), so every list of it hands out the same item, and the item's encoding is kept
+ * with it (made once per version of the object, when a list first writes it).
  */
 const listItems = new WeakMap<KubeObject, KubeObject>();
 
@@ -140,7 +141,7 @@ function listItem(obj: KubeObject): KubeObject {
   let item = listItems.get(obj);
   if (!item) {
     const { apiVersion: _a, kind: _k, ...rest } = obj;
-    item = rest as KubeObject;
+    item = keepEncoding(rest as KubeObject);
     listItems.set(obj, item);
   }
   return item;

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { Response } from 'express';
 import { isPlainObject } from '../../apimachinery/types';
 import { GZIP_LEVEL } from '../serializer/compression';
+import { hasLongArrays, jsonPieces } from '../serializer/json-pieces';
 import { sendRenderedOffLoop, yieldToEventLoop } from './offload';
 
 /**
@@ -23,32 +23,27 @@ const SLICE_MS = 8;
  */
 const WRITE_CHARS = 64 * 1024;
 
-/** A list body (`items` an array) of a JSON answer without indentation can be streamed. */
-export function isStreamableList(body: unknown): body is Record<string, unknown> & { items: unknown[] } {
-  return isPlainObject(body) && Array.isArray(body.items) && body.kind !== 'Status';
+/** A JSON answer with long arrays (a list, a large who-can answer) can be streamed; a Status never is. */
+export function isStreamableJson(body: unknown): body is Record<string, unknown> {
+  return isPlainObject(body) && body.kind !== 'Status' && hasLongArrays(body);
 }
 
 /**
- * Sends a list as JSON text, the same bytes as JSON.stringify and a newline. Up to
+ * Sends an answer as JSON text, the same bytes as JSON.stringify and a newline. Up to
  * STREAMED_LIST_CHARS it is sent whole (compressed above kube's threshold when negotiated);
- * past it, the response goes out in chunks as the items are encoded (chunked transfer, gzip
- * as a stream when negotiated: the body is then far above the threshold). A client that
- * leaves stops the encoding.
+ * past it, the response goes out in chunks as the long arrays' elements are encoded (chunked
+ * transfer, gzip as a stream when negotiated: the body is then far above the threshold), so
+ * no text of the whole answer is ever made. A client that leaves stops the encoding.
  */
-export async function sendJsonListOffLoop(res: Response, code: number, contentType: string, list: Record<string, unknown> & { items: unknown[] }, gzip: boolean): Promise<void> {
-  const marker = randomUUID();
-  // The items keep their place among the other fields.
-  const envelope = JSON.stringify({ ...list, items: marker });
-  const at = envelope.indexOf(`"${marker}"`);
-  const closing = `]${envelope.slice(at + marker.length + 2)}\n`;
-  let pending: string[] = [`${envelope.slice(0, at)}[`];
-  let pendingChars = pending[0].length;
+export async function sendJsonOffLoop(res: Response, code: number, contentType: string, body: Record<string, unknown>, gzip: boolean): Promise<void> {
+  let pending: string[] = [];
+  let pendingChars = 0;
   let sink: Writable | null = null;
   let sliceStart = performance.now();
-  for (let i = 0; i < list.items.length; i++) {
-    const text = (i ? ',' : '') + encodedItem(list.items[i]);
-    pending.push(text);
-    pendingChars += text.length;
+  let count = 0;
+  for (const piece of jsonPieces(body)) {
+    pending.push(piece);
+    pendingChars += piece.length;
     if (pendingChars >= (sink ? WRITE_CHARS : STREAMED_LIST_CHARS)) {
       sink ??= startStream(res, code, contentType, gzip);
       const wrote = writeTo(sink, res, pending.join(''));
@@ -60,33 +55,16 @@ export async function sendJsonListOffLoop(res: Response, code: number, contentTy
         sliceStart = performance.now();
       }
     }
-    if (performance.now() - sliceStart > SLICE_MS) {
+    if ((++count & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
       await yieldToEventLoop();
       if (res.destroyed) return;
       sliceStart = performance.now();
     }
   }
-  pending.push(closing);
+  pending.push('\n');
   if (!sink) return sendRenderedOffLoop(res, code, { contentType, body: pending.join('') }, gzip);
   sink.end(pending.join(''));
   if (sink !== res) await once(res, 'finish').catch(() => undefined);
-}
-
-/**
- * The JSON text of list items, kept with the item while it lives: the list pager hands out one
- * item per cached object version, so a list of 110,000 cached bindings encodes only what
- * changed since the last list. Items are never changed once listed.
- */
-const encodedItems = new WeakMap<object, string>();
-
-function encodedItem(item: unknown): string {
-  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? 'null';
-  let text = encodedItems.get(item);
-  if (text === undefined) {
-    text = JSON.stringify(item);
-    encodedItems.set(item, text);
-  }
-  return text;
 }
 
 function startStream(res: Response, code: number, contentType: string, gzip: boolean): Writable {

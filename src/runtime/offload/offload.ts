@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Response } from 'express';
-import { isPlainObject } from '../../apimachinery/types';
 import { ApplyConfiguration, decodeApplyConfiguration } from '../apply/apply-request';
 import { contentEncodeAsync } from '../serializer/compression';
 import { protobufMessageFor } from '../serializer/kind-rendering';
 import { ResponseFormat } from '../serializer/negotiation';
 import { DecodedObject, decodeObjectRequest, textMediaTypeOf } from '../serializer/object-decoder';
+import { hasLongArrays, jsonPieces } from '../serializer/json-pieces';
 import { bodyFor, RenderedBody } from '../serializer/response';
 import { serializeForResponse } from '../serializer/serializers';
 import { RenderTarget, transformBody } from '../serializer/transform';
@@ -87,27 +86,22 @@ export class OffLoopPatch {
 }
 
 /**
- * JSON.stringify of a value whose `items` (a list) or `rows` (a Table) may be long: the items
- * are written SLICE_MS at a time, letting other work in between. The text is the same.
+ * JSON.stringify of a value whose `items` (a list), `rows` (a Table) or another array one or
+ * two levels down may be long: their elements are encoded SLICE_MS at a time, letting other
+ * work in between, each from its kept encoding when it has one. The text is the same.
  */
 export async function stringifyInSlices(value: unknown): Promise<string> {
-  const field = isPlainObject(value) ? (['items', 'rows'] as const).find((f) => Array.isArray(value[f]) && (value[f] as unknown[]).length > 1) : undefined;
-  if (!field) return JSON.stringify(value);
-  const items = (value as Record<string, unknown[]>)[field];
-  const marker = randomUUID();
-  // The field keeps its place among the others: an existing key is overwritten in place.
-  const envelope = JSON.stringify({ ...(value as Record<string, unknown>), [field]: marker });
-  const at = envelope.indexOf(`"${marker}"`);
-  const parts: string[] = new Array<string>(items.length);
+  if (!hasLongArrays(value)) return JSON.stringify(value);
+  const parts: string[] = [];
   let sliceStart = performance.now();
-  for (let i = 0; i < items.length; i++) {
-    parts[i] = JSON.stringify(items[i]) ?? 'null';
-    if (performance.now() - sliceStart > SLICE_MS) {
+  for (const piece of jsonPieces(value)) {
+    parts.push(piece);
+    if ((parts.length & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
       await yieldToEventLoop();
       sliceStart = performance.now();
     }
   }
-  return `${envelope.slice(0, at)}[${parts.join(',')}]${envelope.slice(at + marker.length + 2)}`;
+  return parts.join('');
 }
 
 /**

@@ -7,6 +7,7 @@ import { applyPatch, parsePatch } from '../../../src/runtime/patch/patcher';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 import { bigRole } from '../../../bench/heavy-inputs';
+import { jsonOf, keepEncoding } from '../../../src/runtime/serializer/kept-encodings';
 
 /**
  * Work moved off the event loop answers what the event loop would have: the codec threads
@@ -74,6 +75,22 @@ describe('work off the event loop', () => {
     const table = { kind: 'Table', rows: [{ cells: ['a'] }, { cells: ['b'] }], columnDefinitions: [] };
     expect(await stringifyInSlices(table)).toBe(JSON.stringify(table));
     for (const value of [{ items: [] }, { items: [1] }, 'text', null, [1, 2]]) expect(await stringifyInSlices(value)).toBe(JSON.stringify(value));
+  });
+
+  it('long arrays one or two levels down (a who-can answer) are written as JSON.stringify writes them, kept encodings included', async () => {
+    const grants = Array.from({ length: 600 }, (_, i) => keepEncoding({ binding: { kind: 'RoleBinding', name: `b${i}` }, subjects: [{ kind: 'User', name: `u${i}` }], skipped: undefined }));
+    const review = {
+      kind: 'ResourceAccessReview',
+      status: { users: grants.map((_, i) => `u${i}`), groups: ['system:masters'], grants, incomplete: false, evaluationError: undefined },
+      spec: { resourceAttributes: { verb: 'get' } },
+      tail: Array.from({ length: 300 }, (_, i) => (i % 3 ? i : undefined)),
+    };
+    expect(await stringifyInSlices(review)).toBe(JSON.stringify(review));
+    // The kept text is written again as it was first made: the values are never changed once marked.
+    expect(await stringifyInSlices(review)).toBe(JSON.stringify(review));
+    expect(jsonOf(grants[0])).toBe(JSON.stringify(grants[0]));
+    expect(jsonOf({ a: 1 })).toBe('{"a":1}');
+    expect(jsonOf(undefined)).toBe('null');
   });
 
   it('a large answer in YAML, pretty JSON or protobuf is what the serializers write', async () => {

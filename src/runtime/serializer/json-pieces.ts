@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { isPlainObject } from '../../apimachinery/types';
+import { jsonOf } from './kept-encodings';
+
+/** Arrays at least this long, one or two levels down (a who-can answer's grants), are written element by element. */
+const LONG_ARRAY = 256;
+
+interface LongArray {
+  /** `field` of the value, or `field`.`inner`. */
+  field: string;
+  inner?: string;
+  items: unknown[];
+}
+
+/** The long arrays of an answer: `items` or `rows` at its top, and any long array one or two levels down. */
+function longArrays(value: Record<string, unknown>): LongArray[] {
+  const found: LongArray[] = [];
+  for (const field of Object.keys(value)) {
+    const child = value[field];
+    if (Array.isArray(child)) {
+      if (child.length >= LONG_ARRAY || ((field === 'items' || field === 'rows') && child.length > 1)) found.push({ field, items: child });
+    } else if (isPlainObject(child)) {
+      for (const inner of Object.keys(child)) {
+        const grandchild = child[inner];
+        if (Array.isArray(grandchild) && grandchild.length >= LONG_ARRAY) found.push({ field, inner, items: grandchild });
+      }
+    }
+  }
+  return found;
+}
+
+/** Whether jsonPieces cuts `value` into pieces (a list, a Table, a large answer): else it is one piece. */
+export function hasLongArrays(value: unknown): boolean {
+  return isPlainObject(value) && longArrays(value).length > 0;
+}
+
+/**
+ * The text of JSON.stringify(value), in order, as pieces: the elements of its long arrays one
+ * by one (each from its kept encoding when it has one, with the comma before it), the rest
+ * in a few pieces. Lets a writer encode a large answer a slice at a time and send it as it
+ * goes, never holding the whole text; joined, the pieces are exactly JSON.stringify's text.
+ */
+export function* jsonPieces(value: unknown): Generator<string, void, undefined> {
+  const arrays = isPlainObject(value) ? longArrays(value) : [];
+  if (!arrays.length) {
+    yield JSON.stringify(value);
+    return;
+  }
+  const marker = randomUUID();
+  // Each array keeps its place among the other fields: an existing key is overwritten in place.
+  const envelope: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  arrays.forEach(({ field, inner }, n) => {
+    if (inner === undefined) envelope[field] = `${marker}${n}`;
+    else envelope[field] = { ...(envelope[field] as Record<string, unknown>), [inner]: `${marker}${n}` };
+  });
+  const text = JSON.stringify(envelope);
+  const places = arrays.map((array, n) => ({ array, at: text.indexOf(`"${marker}${n}"`), length: marker.length + String(n).length + 2 })).sort((x, y) => x.at - y.at);
+  let from = 0;
+  for (const { array, at, length } of places) {
+    yield `${text.slice(from, at)}[`;
+    const items = array.items;
+    for (let i = 0; i < items.length; i++) yield i ? `,${jsonOf(items[i])}` : jsonOf(items[i]);
+    yield ']';
+    from = at + length;
+  }
+  yield text.slice(from);
+}
