@@ -87,8 +87,12 @@ function startService(name: string, program: string, args: string[], logFile: st
   const user = options.asServiceUser ? serviceUser() : undefined;
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(program, args, { ...options, ...(user ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  // Two streams into one file: neither may end it (the other's last output would be a write
+  // after end, which throws); it is closed once both are done.
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  child.once('close', () => log.end());
+  log.on('error', () => undefined);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: Service = {
     name,
