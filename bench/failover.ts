@@ -285,7 +285,7 @@ function patroniConfig(node: Node, etcdPort: number): unknown {
         synchronous_mode_strict: STRICT,
         // A crashed primary hands over to its synchronous standby (which holds every acknowledged
         // commit) at once, rather than crash recovery in place, a restart as a standby and a
-        // promotion (5-15 s here).
+        // promotion (12-17 s on this loaded machine).
         primary_start_timeout: 0,
         postgresql: {
           use_pg_rewind: true,
