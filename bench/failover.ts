@@ -12,11 +12,13 @@ import { freePort, sleep } from './probed-process';
 /**
  * `npm run bench -- failover`: the server on highly available PostgreSQL, killed under load.
  *
- * Two PostgreSQL 15 nodes under Patroni (etcd v3 as its store, synchronous_mode_strict: a commit
- * is acknowledged once the standby has it), HAProxy routing to the primary by Patroni's
- * `/primary` check, and two replicas of our server (separate processes) with writers, a watch
- * and a SubjectAccessReview checker on each. The primary is killed three times: twice its
- * postmaster, once the whole node (Patroni too, so its leader key must expire). Runs, each on a
+ * Two PostgreSQL 15 nodes under Patroni (etcd v3 as its store, synchronous_mode: a commit is
+ * acknowledged once the synchronous standby has it, and only that standby may be promoted),
+ * HAProxy routing to the primary by Patroni's `/primary` check, and two replicas of our server
+ * (separate processes) with writers, a watch and a SubjectAccessReview checker on each. The
+ * primary is killed three times: twice its postmaster, once the whole node (Patroni too, so its
+ * leader key must expire). Each kill prints its timeline (Patroni's REST API polled every
+ * 100 ms, a write straight to the nodes, the replicas' first writes). Runs, each on a
  * database of its own: through HAProxy; with both nodes in DATABASE_URL
  * (target_session_attrs=read-write) and nothing in front; through PgBouncer in session
  * pooling and in transaction pooling (PgBouncer in front of HAProxy, as managed services
@@ -27,8 +29,8 @@ import { freePort, sleep } from './probed-process';
  * Needs Debian's patroni, etcd-server, haproxy, pgbouncer and python3-etcd (named when
  * missing, and the harness stops there) and PostgreSQL's server programs. BENCH_FAILOVER_RUNS
  * picks runs (haproxy,multi-host,pgbouncer-session,pgbouncer-transaction), BENCH_FAILOVER_CYCLES
- * the kills per run (3), BENCH_FAILOVER_NODES the PostgreSQL nodes (2; with 3, a node loss leaves
- * a standby to be the synchronous one, so writes need not wait for the lost node to rejoin).
+ * the kills per run (3), BENCH_FAILOVER_NODES the PostgreSQL nodes (2), BENCH_FAILOVER_STRICT=1
+ * synchronous_mode_strict (with two nodes every write then waits for a lost node to rejoin).
  */
 
 const NAMESPACE = 'failover';
@@ -41,6 +43,12 @@ const RETRY_PAUSE_MS = 100;
 const READYZ_EVERY_MS = 100;
 /** Patroni's leader key lives this long without renewal: a lost node is replaced after it. */
 const PATRONI_TTL_S = 10;
+/**
+ * synchronous_mode_strict (BENCH_FAILOVER_STRICT=1): no commit without a synchronous standby. With
+ * two nodes a lost node then stops every write until it is back and streaming; without it the
+ * survivor takes writes once promoted, and Patroni still promotes only the synchronous standby.
+ */
+const STRICT = process.env.BENCH_FAILOVER_STRICT === '1';
 const GOAL_WRITES_BACK_MS = 15_000;
 /** After the cluster is whole again, load runs this long before the next kill. */
 const SETTLE_MS = 5_000;
@@ -79,8 +87,12 @@ function startService(name: string, program: string, args: string[], logFile: st
   const user = options.asServiceUser ? serviceUser() : undefined;
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(program, args, { ...options, ...(user ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  // Two streams into one file: neither may end it (the other's last output would be a write
+  // after end, which throws); it is closed once both are done.
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  child.once('close', () => log.end());
+  log.on('error', () => undefined);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: Service = {
     name,
@@ -185,6 +197,15 @@ class Cluster {
     }, 30_000, 500);
   }
 
+  /** Patroni's dynamic configuration as the cluster holds it (`GET /config`): what it runs with, not what it was asked for. */
+  async dynamicConfig(): Promise<Record<string, unknown>> {
+    for (const node of this.nodes) {
+      const res = await httpGet(`http://127.0.0.1:${node.restPort}/config`);
+      if (res.status === 200) return JSON.parse(res.body) as Record<string, unknown>;
+    }
+    throw new Error('no Patroni node answered GET /config');
+  }
+
   haproxyUrl(database: string): string {
     return `postgres://postgres@127.0.0.1:${this.haproxyPort}/${database}`;
   }
@@ -207,21 +228,32 @@ class Cluster {
     return undefined;
   }
 
-  /** Every node running: one the leader, one a synchronous standby, any other a replica, all streaming. */
+  /**
+   * Every node running, one the primary, and a synchronous standby a failover may promote: each
+   * node's own answer (`/health`, `/primary`, `/sync`; a node's `/cluster` is its cached view,
+   * and a node that just crashed still reports itself leading with its standby in sync), and the
+   * primary's own word that a synchronous standby streams.
+   */
   async whole(): Promise<boolean> {
-    for (const node of this.nodes) {
-      const res = await httpGet(`http://127.0.0.1:${node.restPort}/cluster`);
-      if (res.status !== 200) continue;
-      const members = (JSON.parse(res.body) as { members: Array<{ role: string; state: string }> }).members;
-      const up = (m: { state: string }) => ['running', 'streaming'].includes(m.state);
-      return (
-        members.length === this.nodes.length &&
-        members.every(up) &&
-        members.some((m) => m.role === 'leader') &&
-        members.some((m) => m.role === 'sync_standby')
-      );
+    const answers = await Promise.all(
+      this.nodes.map(async (node) => {
+        const [health, primary, sync] = await Promise.all(['health', 'primary', 'sync'].map((path) => httpGet(`http://127.0.0.1:${node.restPort}/${path}`)));
+        return { node, running: health.status === 200, primary: primary.status === 200, sync: sync.status === 200 };
+      }),
+    );
+    const primaries = answers.filter((a) => a.primary);
+    if (!answers.every((a) => a.running) || primaries.length !== 1 || !answers.some((a) => a.sync && !a.primary)) return false;
+    const client = new Client({ connectionString: `postgres://postgres@127.0.0.1:${primaries[0].node.pgPort}/postgres`, connectionTimeoutMillis: 1000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'`);
+      return rows[0].n > 0;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
     }
-    return false;
   }
 
   waitWhole(timeoutMs: number): Promise<void> {
@@ -250,11 +282,25 @@ function patroniConfig(node: Node, etcdPort: number): unknown {
         retry_timeout: 4,
         maximum_lag_on_failover: 1048576,
         synchronous_mode: true,
-        synchronous_mode_strict: true,
+        synchronous_mode_strict: STRICT,
+        // A crashed primary hands over to its synchronous standby (which holds every acknowledged
+        // commit) at once, rather than crash recovery in place, a restart as a standby and a
+        // promotion (12-17 s on this loaded machine).
+        primary_start_timeout: 0,
         postgresql: {
           use_pg_rewind: true,
           use_slots: true,
-          parameters: { wal_level: 'replica', hot_standby: 'on', max_wal_senders: 10, max_replication_slots: 10, wal_log_hints: 'on', max_connections: 200 },
+          parameters: {
+            wal_level: 'replica',
+            hot_standby: 'on',
+            max_wal_senders: 10,
+            max_replication_slots: 10,
+            wal_log_hints: 'on',
+            max_connections: 200,
+            // A standby whose primary is gone retries this often (5 s by default), and a promotion
+            // requested meanwhile waited for the retry: up to 5 s more per failover.
+            wal_retrieve_retry_interval: '1s',
+          },
         },
       },
       initdb: [{ encoding: 'UTF8' }, { locale: 'C' }],
@@ -283,6 +329,10 @@ function haproxyConfig(port: number, nodes: Node[]): string {
     '  timeout client 30m',
     '  timeout server 30m',
     '  timeout check 1s',
+    // A connection HAProxy sends to a node that died before its check noticed is refused; by
+    // default it is retried on that node 3 times, a second apart, holding the client (our pool,
+    // PgBouncer) for 3 s. Refused at once, the client opens another, which the check routes.
+    '  retries 0',
     'listen primary',
     `  bind 127.0.0.1:${port}`,
     '  option httpchk GET /primary',
@@ -308,33 +358,46 @@ async function reachable(url: string): Promise<boolean> {
 }
 
 /**
- * Writes straight to the cluster through HAProxy, one connection per attempt, every 100 ms:
- * when the database itself takes writes again after a kill, so the server's own delay can be
- * told apart from the cluster's (Patroni's ttl, the standby's promotion and rejoin).
+ * Writes straight to the nodes' own ports (each tried in turn, no HAProxy), one connection per
+ * attempt, every 100 ms: when the database itself takes writes again after a kill, so the
+ * server's own delay can be told apart from the cluster's. A commit waiting for a synchronous
+ * standby is waited for (up to 30 s), so its end is when the database accepted the write.
  */
 class DatabaseWriteProbe {
   readonly successes: Array<{ started: number; ended: number }> = [];
   private running = true;
   private readonly loop: Promise<void>;
 
-  constructor(private readonly url: string) {
+  constructor(
+    private readonly nodes: Node[],
+    private readonly database: string,
+  ) {
     this.loop = this.run();
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       const started = Date.now();
-      const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 1000 });
-      client.on('error', () => undefined);
-      const attempt = (async () => {
-        await client.connect();
-        await client.query('INSERT INTO failover_probe (at) VALUES (now())');
-      })();
-      const ok = await Promise.race([attempt.then(() => true, () => false), sleep(1000).then(() => false)]);
-      if (ok) this.successes.push({ started, ended: Date.now() });
-      void client.end().catch(() => undefined);
+      for (const node of this.nodes) {
+        if (await this.write(`postgres://postgres@127.0.0.1:${node.pgPort}/${this.database}`)) {
+          this.successes.push({ started, ended: Date.now() });
+          break;
+        }
+      }
       await sleep(100);
     }
+  }
+
+  private async write(url: string): Promise<boolean> {
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    client.on('error', () => undefined);
+    const attempt = (async () => {
+      await client.connect();
+      await client.query('INSERT INTO failover_probe (at) VALUES (now())');
+    })();
+    const ok = await Promise.race([attempt.then(() => true, () => false), sleep(30_000).then(() => false)]);
+    void client.end().catch(() => undefined);
+    return ok;
   }
 
   /** The end of the first write begun after `t`. */
@@ -346,6 +409,87 @@ class DatabaseWriteProbe {
     this.running = false;
     await this.loop;
   }
+}
+
+/**
+ * What the cluster did after a kill, as Patroni's REST API on every live node tells it, polled
+ * every 100 ms: when the leader key was gone, who led, when a node answered `/primary`, when the
+ * lost node streamed again and when a synchronous standby was named. With the probe's and the
+ * replicas' first writes it is the timeline of a cycle, so a slow recovery says where it went.
+ */
+class ClusterTimeline {
+  readonly events: Array<{ at: number; what: string }> = [];
+  private readonly seen = new Set<string>();
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly killed: Node,
+    readonly killedAt: number,
+  ) {
+    this.loop = this.run();
+  }
+
+  mark(what: string, at = Date.now()): void {
+    if (this.seen.has(what)) return;
+    this.seen.add(what);
+    this.events.push({ at, what });
+  }
+
+  private readonly wasFalse = new Set<string>();
+
+  /** Marks `what` when it turns true after the kill (a state still reported from before the kill is not news). */
+  private observe(what: string, value: boolean, at: number): void {
+    if (!value) this.wasFalse.add(what);
+    else if (this.wasFalse.has(what)) this.mark(what, at);
+  }
+
+  private async run(): Promise<void> {
+    const killed = this.killed.name;
+    while (this.running) {
+      const polled = await Promise.all(
+        this.cluster.nodes.map(async (node) => {
+          const [cluster, primary] = await Promise.all([httpGet(`http://127.0.0.1:${node.restPort}/cluster`, 500), httpGet(`http://127.0.0.1:${node.restPort}/primary`, 500)]);
+          return { node, cluster, primary: primary.status === 200 };
+        }),
+      );
+      const at = Date.now();
+      const views = polled.filter((p) => p.cluster.status === 200).map((p) => (JSON.parse(p.cluster.body) as { members: PatroniMember[] }).members);
+      for (const { node, primary } of polled) this.observe(`${node.name} answers /primary`, primary, at);
+      for (const members of views) {
+        const leader = members.find((m) => m.role === 'leader');
+        if (leader?.name !== killed) this.mark(`${killed}'s leader key gone`, at);
+        if (leader && leader.name !== killed) this.mark(`${leader.name} leads`, at);
+      }
+      for (const node of this.cluster.nodes) {
+        const member = (members: PatroniMember[]) => members.find((m) => m.name === node.name);
+        const standby = (m: PatroniMember | undefined) => !!m && m.role !== 'leader' && ['running', 'streaming'].includes(m.state);
+        this.observe(`${node.name} a running standby`, views.some((v) => standby(member(v))), at);
+        this.observe(`${node.name} synchronous`, views.some((v) => member(v)?.role === 'sync_standby'), at);
+      }
+      await sleep(100);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /** "leader key gone 9.8 s, n2 leads 9.9 s, ..." in the order things happened. */
+  describe(): string {
+    return [...this.events]
+      .sort((a, b) => a.at - b.at)
+      .map((e) => `${e.what} ${((e.at - this.killedAt) / 1000).toFixed(1)} s`)
+      .join(', ');
+  }
+}
+
+interface PatroniMember {
+  name: string;
+  role: string;
+  state: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -462,10 +606,10 @@ interface Outcome {
 
 interface ReplicaFigures {
   writes: Outcome[];
-  acknowledged: Array<{ name: string; revision: number }>;
-  reviews: { count: number; errors: number; wrong: number; slowestMs: number; statuses: Map<number, number> };
+  acknowledged: Array<{ name: string; revision: number; at: number }>;
+  reviews: { count: number; errors: number; wrong: number; slowestMs: number; statuses: Map<number, number>; failedAt: number[] };
   readyz: Outcome[];
-  watch: { connections: number; events: Array<{ name: string; revision: number }> };
+  watch: { connections: number; events: Array<{ name: string; revision: number; at: number }> };
   /** Statuses of every answer but /readyz's. */
   statuses: Map<number, number>;
 }
@@ -481,7 +625,7 @@ class Load {
   readonly figures: ReplicaFigures = {
     writes: [],
     acknowledged: [],
-    reviews: { count: 0, errors: 0, wrong: 0, slowestMs: 0, statuses: new Map() },
+    reviews: { count: 0, errors: 0, wrong: 0, slowestMs: 0, statuses: new Map(), failedAt: [] },
     readyz: [],
     watch: { connections: 0, events: [] },
     statuses: new Map(),
@@ -511,7 +655,7 @@ class Load {
       const res = await request(this.replica, 'POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { i: String(i) } });
       count(this.figures.statuses, res.status);
       this.figures.writes.push({ started: res.started, ended: res.ended, ok: res.status === 201, status: res.status });
-      if (res.status === 201) this.figures.acknowledged.push({ name, revision: Number(res.body.metadata.resourceVersion) });
+      if (res.status === 201) this.figures.acknowledged.push({ name, revision: Number(res.body.metadata.resourceVersion), at: res.ended });
       else await sleep(RETRY_PAUSE_MS);
     }
   }
@@ -531,7 +675,10 @@ class Load {
       count(r.statuses, res.status);
       r.count++;
       r.slowestMs = Math.max(r.slowestMs, ms);
-      if (res.status !== 201) r.errors++;
+      if (res.status !== 201) {
+        r.errors++;
+        r.failedAt.push(res.started);
+      }
       else if (res.body.status.allowed !== (user === 'failover-reader')) r.wrong++;
       await sleep(20);
     }
@@ -563,7 +710,7 @@ class Load {
               const event = JSON.parse(line) as { type: string; object: { metadata: { name: string; resourceVersion: string } } };
               if (event.type === 'ERROR') continue;
               revision = event.object.metadata.resourceVersion;
-              if (event.type === 'ADDED') this.figures.watch.events.push({ name: event.object.metadata.name, revision: Number(revision) });
+              if (event.type === 'ADDED') this.figures.watch.events.push({ name: event.object.metadata.name, revision: Number(revision), at: Date.now() });
             }
           });
           res.on('end', () => resolve());
@@ -668,7 +815,7 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
   const replicas = [await startReplica(`${run}-a`, runDir, url), await startReplica(`${run}-b`, runDir, url)];
   const fromRevision = await setUpPolicy(replicas[0]);
   const loads = replicas.map((r) => new Load(r));
-  const direct = new DatabaseWriteProbe(cluster.haproxyUrl(database));
+  const direct = new DatabaseWriteProbe(cluster.nodes, database);
   for (const load of loads) await load.start(fromRevision);
   await sleep(SETTLE_MS);
 
@@ -676,16 +823,23 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
   for (let c = 0; c < cycles; c++) {
     const kind: Cycle['kind'] = c === cycles - 1 && cycles > 1 ? 'node' : 'postmaster';
     const { killedAt, node } = await killPrimary(cluster, kind);
+    const timeline = new ClusterTimeline(cluster, node, killedAt);
     console.log(`  cycle ${c + 1}: killed the ${kind === 'node' ? 'whole node' : 'postmaster'} of ${node.name}`);
     if (kind === 'node') {
       // The node comes back once the other was promoted (as a node that reboots), and rejoins as a standby.
       await waitFor('a new primary', async () => (await cluster.primary()) !== undefined && (await cluster.primary()) !== node, 60_000, 200);
       cluster.startPatroni(node);
+      timeline.mark(`${node.name}'s Patroni started again`);
     }
     await cluster.waitWhole(180_000);
-    const backAt = loads.map((load) => load.figures.writes.find((w) => w.started > killedAt && w.ok)?.ended ?? NaN);
     await waitFor('writes on every replica', async () => loads.every((load) => load.figures.writes.some((w) => w.started > killedAt && w.ok)), 120_000);
-    cycleResults.push({ kind, killedAt, backAt: loads.map((load, i) => (Number.isNaN(backAt[i]) ? load.figures.writes.find((w) => w.started > killedAt && w.ok)!.ended : backAt[i])) });
+    await timeline.stop();
+    const backAt = loads.map((load) => load.figures.writes.find((w) => w.started > killedAt && w.ok)!.ended);
+    cycleResults.push({ kind, killedAt, backAt });
+    const databaseBack = direct.backAfter(killedAt);
+    if (!Number.isNaN(databaseBack)) timeline.mark('the database took a write', databaseBack);
+    replicas.forEach((replica, i) => timeline.mark(`${replica.name} took a write`, backAt[i]));
+    console.log(`    ${timeline.describe()}`);
     await sleep(SETTLE_MS);
   }
 
@@ -744,10 +898,17 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
       if (e.revision <= last) outOfOrder++;
       last = e.revision;
     }
-    const missed = acknowledged.filter((a) => !seen.has(a.name)).length;
+    const missed = acknowledged.filter((a) => !seen.has(a.name));
     const duplicated = [...seen.values()].filter((n) => n > 1).length;
-    return { connections: load.figures.watch.connections, events: load.figures.watch.events.length, missed, duplicated, outOfOrder };
+    // Delivered, yet not in the database: a write the watch saw that a failover then discarded.
+    const discarded = load.figures.watch.events.filter((e) => !stored.has(e.name) && !e.name.endsWith('-barrier'));
+    return { connections: load.figures.watch.connections, events: load.figures.watch.events.length, missed, duplicated, outOfOrder, discarded };
   });
+  /** "name (revision r, 1.2 s after kill 2)": where in the run a watch's miss or extra event fell. */
+  const placed = (e: { name: string; revision: number; at: number }) => {
+    const i = cycleResults.map((c) => c.killedAt).filter((k) => k <= e.at).length - 1;
+    return `${e.name} (revision ${e.revision}, ${i < 0 ? 'before the first kill' : `${((e.at - cycleResults[i].killedAt) / 1000).toFixed(1)} s after kill ${i + 1}`})`;
+  };
 
   // Leaders: per election, no two intervals of different replicas overlap.
   const intervals = leaderships(replicas, stopAt);
@@ -768,23 +929,39 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
     '500s': fiveHundreds === 0,
     'writes back within 15 s': backMs.every((ms) => ms <= GOAL_WRITES_BACK_MS),
     'reviews uninterrupted and right': reviewErrors === 0 && reviewWrong === 0,
-    'watches exact': watchFigures.every((w) => w.missed === 0 && w.duplicated === 0 && w.outOfOrder === 0),
+    'watches exact': watchFigures.every((w) => w.missed.length === 0 && w.duplicated === 0 && w.outOfOrder === 0 && w.discarded.length === 0),
     'one leader at a time': overlaps === 0,
     '/readyz never 200 while writes fail': readyWhileFailing === 0,
   };
   console.log(`  acknowledged writes lost: ${lost.length} of ${acknowledged.length}${lost.length ? ` (${lost.slice(0, 5).map((l) => l.name).join(', ')})` : ''}`);
   console.log(`  writes back after the kill: p50 ${(median(backMs) / 1000).toFixed(1)} s, max ${(Math.max(...backMs) / 1000).toFixed(1)} s (${cycleResults.map((c, i) => `cycle ${i + 1} ${c.kind}: ${c.backAt.map((at) => ((at - c.killedAt) / 1000).toFixed(1)).join('/')} s`).join('; ')})`);
   console.log(
-    `  the database itself took writes again after ${databaseBackMs.map((ms) => (ms / 1000).toFixed(1)).join('/')} s (a direct write through HAProxy); ` +
+    `  the database itself took writes again after ${databaseBackMs.map((ms) => (ms / 1000).toFixed(1)).join('/')} s (a write straight to the nodes' ports); ` +
       `the server's first write came ${(median(serverDelayMs) / 1000).toFixed(2)} s later (median; max ${(Math.max(...serverDelayMs) / 1000).toFixed(2)} s)`,
   );
   console.log(`  answers to writes while there was no primary: ${format(outage)}; all answers but readyz: ${format(statuses)}`);
   console.log(`  /readyz: 200 while writes failed x${readyWhileFailing}; first 200 after each kill at ${firstReadyAfterKill.map((ms) => (ms / 1000).toFixed(1)).join('/')} s`);
   const reviewStatuses = new Map<number, number>();
   for (const r of reviews) for (const [status, n] of r.statuses) reviewStatuses.set(status, (reviewStatuses.get(status) ?? 0) + n);
-  console.log(`  SubjectAccessReviews: ${reviewCount}, errors ${reviewErrors}, wrong ${reviewWrong}, slowest ${slowest.toFixed(0)} ms (${format(reviewStatuses)})`);
+  // Each refused review as the time since the kill before it: where in a failover reviews stopped.
+  const refusedAfter = reviews
+    .flatMap((r) => r.failedAt)
+    .sort((a, b) => a - b)
+    .map((at) => {
+      const i = cycleResults.map((c) => c.killedAt).filter((k) => k <= at).length - 1;
+      return i < 0 ? 'before the first kill' : `${((at - cycleResults[i].killedAt) / 1000).toFixed(1)} s after kill ${i + 1}`;
+    });
+  console.log(
+    `  SubjectAccessReviews: ${reviewCount}, errors ${reviewErrors}, wrong ${reviewWrong}, slowest ${slowest.toFixed(0)} ms (${format(reviewStatuses)})` +
+      (refusedAfter.length ? `; refused ${refusedAfter.slice(0, 10).join(', ')}` : ''),
+  );
   for (const [i, w] of watchFigures.entries()) {
-    console.log(`  watch on ${replicas[i].name}: ${w.connections} connection(s), ${w.events} events, missed ${w.missed}, duplicated ${w.duplicated}, out of order ${w.outOfOrder}`);
+    console.log(
+      `  watch on ${replicas[i].name}: ${w.connections} connection(s), ${w.events} events, missed ${w.missed.length}, duplicated ${w.duplicated}, out of order ${w.outOfOrder}, ` +
+        `delivered but not stored ${w.discarded.length}` +
+        (w.missed.length ? `; missed ${w.missed.slice(0, 5).map(placed).join(', ')}` : '') +
+        (w.discarded.length ? `; not stored ${w.discarded.slice(0, 5).map(placed).join(', ')}` : ''),
+    );
   }
   console.log(`  leaders: ${intervals.length} leaderships over ${new Set(intervals.map((i) => i.lease)).size} elections (${moves} changes), overlapping x${overlaps}`);
   const failed = Object.entries(goals).filter(([, ok]) => !ok).map(([goal]) => goal);
@@ -819,9 +996,11 @@ export async function runFailoverBench(): Promise<void> {
   try {
     const started = Date.now();
     await cluster.start();
+    const dcs = await cluster.dynamicConfig();
     console.log(
       `Patroni cluster of ${nodes} nodes up in ${((Date.now() - started) / 1000).toFixed(0)} s: ${cluster.nodes.map((n) => `${n.name} 127.0.0.1:${n.pgPort}`).join(', ')}; ` +
-        `HAProxy 127.0.0.1:${cluster.haproxyPort}; synchronous_mode_strict, ttl ${PATRONI_TTL_S} s`,
+        `HAProxy 127.0.0.1:${cluster.haproxyPort}; as Patroni holds it: ` +
+        `ttl ${dcs.ttl} s, loop_wait ${dcs.loop_wait} s, retry_timeout ${dcs.retry_timeout} s, synchronous_mode ${dcs.synchronous_mode}, synchronous_mode_strict ${dcs.synchronous_mode_strict}`,
     );
     for (const mode of ['session', 'transaction'] as const) {
       if (runs.includes(`pgbouncer-${mode}`)) bouncers.set(mode, await startPgBouncer({ host: '127.0.0.1', port: cluster.haproxyPort }, mode, await freePort()));
