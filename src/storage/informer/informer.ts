@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { KubeObject } from '../../apimachinery/types';
 import { ChangeFeed } from '../changefeed/change-feed';
 import { ChangeFollower } from '../changefeed/change-follower';
-import { shareRepeatedStrings } from './shared-strings';
+import { shareRepeatedValues } from './shared-values';
 import { Change, ObjectStore } from '../mvcc/object-store';
 
 /**
@@ -271,7 +271,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private put(key: string, obj: T, old: T | undefined): void {
-    shareRepeatedStrings(obj);
+    shareRepeatedValues(obj);
     if (old) this.unindex(key, old);
     this.items.set(key, obj);
     this.index(key, obj);

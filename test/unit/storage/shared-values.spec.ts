@@ -1,4 +1,4 @@
-import { shareRepeatedStrings } from '../../../src/storage/informer/shared-strings';
+import { shareRepeatedValues } from '../../../src/storage/informer/shared-values';
 import { KubeObject } from '../../../src/apimachinery/types';
 
 /** Two bindings as two separate JSON texts decode them: equal values, different strings. */
@@ -20,25 +20,35 @@ function decodedBinding(name: string): KubeObject {
   ) as KubeObject;
 }
 
-describe('repeated strings of cached objects', () => {
+describe('repeated values of cached objects', () => {
   it('leaves every object equal to what was decoded, with nothing added, removed or reordered', () => {
     const a = decodedBinding('a');
     const before = JSON.stringify(a);
-    shareRepeatedStrings(a);
+    shareRepeatedValues(a);
     expect(JSON.stringify(a)).toBe(before);
   });
 
   it('leaves objects of any shape alone where the fields are missing or not strings', () => {
     const odd = { apiVersion: 1, metadata: { managedFields: 'x', namespace: null }, roleRef: ['x'], subjects: [null, 3, { kind: 5 }] } as unknown as KubeObject;
     const before = JSON.stringify(odd);
-    expect(() => shareRepeatedStrings(odd)).not.toThrow();
+    expect(() => shareRepeatedValues(odd)).not.toThrow();
     expect(JSON.stringify(odd)).toBe(before);
   });
 
-  it('keeps no more than a bounded pool, whatever values pass through it', () => {
-    for (let i = 0; i < 50_000; i++) shareRepeatedStrings({ apiVersion: `v${i}`, kind: 'K', metadata: { name: 'n', namespace: `ns-${i}` } } as KubeObject);
+  it('shares equal managed-field sets between objects, leaving each object equal to what was decoded', () => {
     const a = decodedBinding('a');
-    shareRepeatedStrings(a);
+    const b = decodedBinding('b');
+    const texts = [JSON.stringify(a), JSON.stringify(b)];
+    shareRepeatedValues(a);
+    shareRepeatedValues(b);
+    expect(a.metadata.managedFields![0].fieldsV1).toBe(b.metadata.managedFields![0].fieldsV1);
+    expect([JSON.stringify(a), JSON.stringify(b)]).toEqual(texts);
+  });
+
+  it('keeps no more than a bounded pool, whatever values pass through it', () => {
+    for (let i = 0; i < 50_000; i++) shareRepeatedValues({ apiVersion: `v${i}`, kind: 'K', metadata: { name: 'n', namespace: `ns-${i}` } } as KubeObject);
+    const a = decodedBinding('a');
+    shareRepeatedValues(a);
     expect(JSON.stringify(a)).toBe(JSON.stringify(decodedBinding('a')));
   });
 });
