@@ -19,6 +19,8 @@ interface Snapshot {
   /** When it stopped being the newest (Date.now(), for retention), else null. */
   supersededAt: number | null;
   entries: readonly Entry[];
+  /** Stored bytes of the versions changed or deleted since it was made: what it may keep alive that the cache no longer holds. */
+  pinnedBytes: number;
 }
 
 /** Snapshots kept for paging and Exact reads (kube keeps its cache's snapshots as long as its window). */
@@ -27,9 +29,14 @@ export interface SnapshotRetention {
   count: number;
   /** An older snapshot is dropped this long after it stopped being the newest. */
   ageMs: number;
+  /**
+   * An older snapshot is dropped once the versions changed or deleted since it was made add up
+   * to this many stored bytes: it keeps them alive (a parsed object takes 3–5 times its text).
+   */
+  pinnedBytes: number;
 }
 
-export const DEFAULT_SNAPSHOT_RETENTION: SnapshotRetention = { count: 16, ageMs: 75_000 };
+export const DEFAULT_SNAPSHOT_RETENTION: SnapshotRetention = { count: 16, ageMs: 75_000, pinnedBytes: 8 * 1024 * 1024 };
 
 /**
  * Compares text as the store orders its keys: bytewise UTF-8 (the "C" collation). UTF-16 code
@@ -99,6 +106,7 @@ export class ResourceSnapshots {
   /** The newest change to the resource in the cache (when unknown, a revision after it). */
   private lastChange = 0n;
   private listed = false;
+  private pruneTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly resource: string,
@@ -217,7 +225,7 @@ export class ResourceSnapshots {
       entries = this.merged(previous.entries, this.changed);
     }
     this.changed = new Map();
-    const snapshot: Snapshot = { from: this.lastChange, until: null, supersededAt: null, entries };
+    const snapshot: Snapshot = { from: this.lastChange, until: null, supersededAt: null, entries, pinnedBytes: 0 };
     this.snapshots.push(snapshot);
     this.head = snapshot;
     this.prune();
@@ -255,7 +263,9 @@ export class ResourceSnapshots {
       }
       this.lastChange = revision;
       this.changed?.set(cacheKey(change.key.namespace, change.key.name), { namespace: change.key.namespace, name: change.key.name });
+      if (change.type !== 'ADDED') for (const snapshot of this.snapshots) snapshot.pinnedBytes += change.bytes;
     }
+    if (this.snapshots.length) this.prune();
   }
 
   /** A list replaced the cache: what the old snapshots answer is no longer known to hold. */
@@ -271,13 +281,29 @@ export class ResourceSnapshots {
     const cutoff = this.now() - this.retention.ageMs;
     const older = this.snapshots.filter((s) => s !== this.head);
     let drop = Math.max(0, older.length - this.retention.count);
+    // Oldest first: a snapshot pins at least what every newer one does.
     this.snapshots = this.snapshots.filter((s) => {
       if (s === this.head) return true;
       if (drop > 0) {
         drop--;
         return false;
       }
+      if (s.pinnedBytes > this.retention.pinnedBytes) return false;
       return s.supersededAt === null || s.supersededAt >= cutoff;
     });
+    this.pruneLater();
+  }
+
+  /** An idle server drops its old snapshots too: a prune when the oldest one's age runs out. */
+  private pruneLater(): void {
+    if (this.pruneTimer) return;
+    const oldest = this.snapshots.find((s) => s !== this.head && s.supersededAt !== null);
+    if (!oldest) return;
+    const dueIn = Math.max(0, oldest.supersededAt! + this.retention.ageMs - this.now()) + 1;
+    this.pruneTimer = setTimeout(() => {
+      this.pruneTimer = null;
+      this.prune();
+    }, dueIn);
+    this.pruneTimer.unref();
   }
 }

@@ -116,7 +116,7 @@ describe('the caching store (reads from memory)', () => {
 
   it('answers an Exact list older than the snapshots it keeps from the store, with the same answer', async () => {
     // No older snapshot is kept: any revision before the newest change is outside the cache's window.
-    const r = await replica({ count: 0, ageMs: 0 });
+    const r = await replica({ count: 0, ageMs: 0, pinnedBytes: 0 });
     for (const n of ['a', 'b', 'c']) await r.caching.create(keyOf(n), objectOf(n));
     const then = await r.caching.list(RESOURCE);
     expect(r.storeLists()).toBe(0);
@@ -132,5 +132,23 @@ describe('the caching store (reads from memory)', () => {
     const page = await r.caching.list(RESOURCE, { atRevision: then.revision, limit: 1, after: { namespace: 'ns', name: 'a' } });
     expect(page).toEqual(await t.store.list(RESOURCE, { atRevision: then.revision, limit: 1, after: { namespace: 'ns', name: 'a' } }));
     expect(page).toMatchObject({ hasMore: true, remaining: 1 });
+  });
+  it('drops an older snapshot once what changed since it was made would keep too much alive, and answers its revision from the store', async () => {
+    const r = await replica({ count: 16, ageMs: 75_000, pinnedBytes: 20_000 });
+    await r.caching.create(keyOf('a'), objectOf('a'));
+    await r.caching.create(keyOf('big'), objectOf('big', { data: 'x'.repeat(30_000) }));
+    const then = await r.caching.list(RESOURCE);
+    // A small change since: the snapshot of `then` answers it from memory.
+    await r.caching.update(keyOf('a'), objectOf('a', { changed: true }));
+    await r.caching.list(RESOURCE);
+    expect(names(await r.caching.list(RESOURCE, { atRevision: then.revision }))).toEqual(['ns/a', 'ns/big']);
+    expect(r.storeLists()).toBe(0);
+    // The large object deleted: only that snapshot still held it, so the snapshot goes with it.
+    await r.caching.delete(keyOf('big'));
+    await r.caching.list(RESOURCE);
+    const exact = await r.caching.list(RESOURCE, { atRevision: then.revision });
+    expect(r.storeLists()).toBe(1);
+    expect(exact).toEqual(await t.store.list(RESOURCE, { atRevision: then.revision }));
+    expect(names(exact)).toEqual(['ns/a', 'ns/big']);
   });
 });
