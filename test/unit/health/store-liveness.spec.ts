@@ -1,0 +1,70 @@
+import { StoreLivenessCheck } from '../../../src/health/store-liveness';
+
+/** A store whose round trips answer when the test says so, counting them. */
+function heldStore() {
+  const answers: Array<(error?: Error) => void> = [];
+  const roundTrip = () =>
+    new Promise<void>((resolve, reject) => {
+      answers.push((error) => (error ? reject(error) : resolve()));
+    });
+  return { roundTrip, answers };
+}
+
+/** Whether `promise` has settled once pending callbacks ran (no answer from the store is involved). */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('the store liveness check', () => {
+  it('waits for the first answer and reports its failure', async () => {
+    const store = heldStore();
+    const check = new StoreLivenessCheck(store.roundTrip, 0, 0);
+    const first = check.check();
+    expect(await settled(first)).toBe(false);
+    store.answers[0](new Error('the store is unreachable'));
+    await expect(first).rejects.toThrow('the store is unreachable');
+  });
+
+  it('answers from the last good answer while a round trip waits behind queued work, without sending another', async () => {
+    const store = heldStore();
+    const check = new StoreLivenessCheck(store.roundTrip, 0, 0);
+    const first = check.check();
+    store.answers[0]();
+    await first;
+    // The store is busy: its next round trip is not answered.
+    const probes = [check.check(), check.check(), check.check()];
+    await expect(Promise.all(probes)).resolves.toBeDefined();
+    expect(store.answers).toHaveLength(2);
+    // Its answer, a failure, is what the next probe reports.
+    store.answers[1](new Error('the store did not answer within 2s'));
+    await expect(check.check()).rejects.toThrow('the store did not answer within 2s');
+  });
+
+  it('reports a store that fails fast on the probe that asked, even after a good answer', async () => {
+    let fail = false;
+    const check = new StoreLivenessCheck(async () => {
+      if (fail) throw new Error('the store is unreachable');
+    }, 0);
+    await check.check();
+    fail = true;
+    await expect(check.check()).rejects.toThrow('the store is unreachable');
+    fail = false;
+    await expect(check.check()).resolves.toBeUndefined();
+  });
+
+  it('asks the store at most once per half timeout, as kube rate-limits its etcd check; probes in between get the last result', async () => {
+    let calls = 0;
+    const check = new StoreLivenessCheck(async () => {
+      calls++;
+      throw new Error('the store failed a query');
+    }, 60_000);
+    for (let i = 0; i < 5; i++) await expect(check.check()).rejects.toThrow('the store failed a query');
+    expect(calls).toBe(1);
+  });
+});
