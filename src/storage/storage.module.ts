@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ALL_PROBES, HealthChecks, withinTimeout } from '../health/health-checks';
+import { HealthChecks, withinTimeout } from '../health/health-checks';
+import { StoreLivenessCheck } from '../health/store-liveness';
 import { HealthModule } from '../health/health.module';
 import { CHANGE_WAKEUPS, WakeupSource } from './changefeed/change-feed';
 import { ChangeFeedService } from './changefeed/change-feed.service';
@@ -51,7 +52,10 @@ class StorageLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
     health?.addInformers(() =>
       informers.syncStates().map((state) => ({ name: state.resource, isStarted: () => true, hasSynced: () => state.synced })),
     );
-    health?.register('storage', ALL_PROBES, () => this.roundTrip());
+    // Readiness waits for its own round trip; liveness does not wait behind queued writes (store-liveness.ts).
+    health?.register('storage', ['readyz', 'healthz'], () => this.roundTrip());
+    const liveness = new StoreLivenessCheck(() => this.roundTrip(), STORAGE_CHECK_TIMEOUT_MS);
+    health?.register('storage', ['livez'], () => liveness.check());
     // Readiness only: a process whose store refuses writes for space is alive and serves reads.
     health?.register('storage-space', ['readyz'], () => diskSpace.check());
     // Readiness only, and a real write: a standby or a demoted primary answers reads (and the

@@ -44,11 +44,16 @@ export function validateConfigMap(cm: ConfigMap): FieldError[] {
   const data = record(cm.data);
   const binary = record(cm.binaryData);
   let total = 0;
-  for (const [key, value] of Object.entries(data)) {
-    const path = FieldPath.root('data').key(key);
-    errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(path, key, msg)));
-    if (Object.hasOwn(binary, key)) errs.push(fieldErrors.invalid(path, key, 'duplicate of key present in binaryData'));
-    total += byteLength(str(value));
+  // Keys, not entries: the pairs of a 60,000-key map cost more than checking them.
+  for (const key of Object.keys(data)) {
+    const problems = isConfigMapKey(key);
+    const duplicate = Object.hasOwn(binary, key);
+    if (problems.length || duplicate) {
+      const path = FieldPath.root('data').key(key);
+      for (const msg of problems) errs.push(fieldErrors.invalid(path, key, msg));
+      if (duplicate) errs.push(fieldErrors.invalid(path, key, 'duplicate of key present in binaryData'));
+    }
+    total += byteLength(str(data[key]));
   }
   for (const [key, value] of Object.entries(binary)) {
     errs.push(...isConfigMapKey(key).map((msg) => fieldErrors.invalid(FieldPath.root('binaryData').key(key), key, msg)));

@@ -129,6 +129,12 @@ export class FieldSet {
 
   union(other: FieldSet): FieldSet {
     const out = new FieldSet();
+    // Nothing to merge: a copy (a 60,000-member set is merged element by element otherwise).
+    if (other.members.length === 0 && other.children.length === 0) {
+      out.members = this.members.slice();
+      out.children = this.children.slice();
+      return out;
+    }
     out.members = mergeSorted(this.members, other.members, self, (a) => a);
     out.children = mergeSorted(this.children, other.children, nodeKey, (a, b) => ({ pe: a.pe, set: a.set.union(b.set) }));
     return out;
@@ -150,7 +156,7 @@ export class FieldSet {
   /** Members of this set not in `other`; a parent member is not removed by a child of it, nor the reverse. */
   difference(other: FieldSet): FieldSet {
     const out = new FieldSet();
-    out.members = this.members.filter((pe) => !other.hasMember(pe));
+    out.members = other.members.length ? this.members.filter((pe) => !other.hasMember(pe)) : this.members.slice();
     for (const c of this.children) {
       const o = other.child(c.pe);
       if (!o) {
@@ -166,7 +172,7 @@ export class FieldSet {
   /** Like difference, but a member of `other` also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
     const out = new FieldSet();
-    out.members = this.members.filter((pe) => !other.hasMember(pe));
+    out.members = other.members.length ? this.members.filter((pe) => !other.hasMember(pe)) : this.members.slice();
     for (const c of this.children) {
       if (other.hasMember(c.pe)) continue;
       const o = other.child(c.pe);

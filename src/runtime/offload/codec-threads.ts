@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../../apimachinery/module-thread';
+import { yieldToEventLoop } from './loop-turn';
 import { CodecError, CodecOp, CodecResults, CodecTask, CodecTaskOf, errorFromCodec } from './codec-tasks';
 
 /**
@@ -121,10 +122,15 @@ class CodecThreadPool {
 
 let pool: CodecThreadPool | undefined;
 
-/** Runs one codec task on a thread of the process's pool. */
-export function runOnCodecThread<K extends CodecOp>(task: CodecTaskOf<K>, transfer: ArrayBuffer[] = []): Promise<CodecResults[K]> {
+/**
+ * Runs one codec task on a thread of the process's pool. A large result costs the event loop
+ * its copy (the message's decoding); what the caller does with it comes in a later turn.
+ */
+export async function runOnCodecThread<K extends CodecOp>(task: CodecTaskOf<K>, transfer: ArrayBuffer[] = []): Promise<CodecResults[K]> {
   pool ??= new CodecThreadPool();
-  return pool.run(task, transfer);
+  const result = await pool.run(task, transfer);
+  await yieldToEventLoop();
+  return result;
 }
 
 /** A body's bytes in a buffer of their own, to hand to a thread without copying them again. */

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Response } from 'express';
 import { ApplyConfiguration, decodeApplyConfiguration } from '../apply/apply-request';
 import { contentEncodeAsync } from '../serializer/compression';
@@ -13,6 +12,7 @@ import { applyPatch, ParsedPatch, parsePatch, PatchOutcome } from '../patch/patc
 import { ResourceType, schemaKindOf } from '../schema/resource-type';
 import { FieldValidationDirective } from '../schema/field-validation';
 import { ownBytes, runOnCodecThread } from './codec-threads';
+import { yieldToEventLoop } from './loop-turn';
 
 /**
  * The request work that grows with the payload, kept off the event loop when the payload is
@@ -29,10 +29,7 @@ const SEND_SLICE_BYTES = 256 * 1024;
 
 const isLarge = (body: Buffer | undefined) => (body?.length ?? 0) >= OFF_LOOP_BYTES;
 
-/** Lets timers and I/O that waited (a liveness probe) run before the next stage of a large request. */
-export function yieldToEventLoop(): Promise<void> {
-  return nextTurn();
-}
+export { yieldToEventLoop };
 
 /** decodeObjectRequest, on a codec thread for a large JSON or YAML body. */
 export async function decodeObjectRequestOffLoop(
