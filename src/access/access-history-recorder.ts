@@ -62,6 +62,11 @@ const CHECKPOINT_REFRESH_MS = 60_000;
 /** ...and at most this often while RBAC changes are recorded. */
 const CHECKPOINT_INTERVAL_MS = 1000;
 const RETRY_MS = 1000;
+/** How much of the queued entries one statement stores (their permissions' count as a measure of their size). */
+const ENTRY_CHUNK_BYTES = 1 << 20;
+
+/** About an entry's size as JSON, without encoding it: a permission with its binding and role is about 200 bytes. */
+const entryBytes = (entry: AccessChange): number => 500 + 200 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
 
 /** A clock the recorder sets to each change's moment, so windows are judged as they were then. */
 class SteppedClock implements Clock {
@@ -141,8 +146,8 @@ class LeaderRun {
    * the next one's cause and an idle server would write every minute.
    */
   private moved = false;
-  /** Entry writes started and not yet awaited (see write). */
-  private writing: Array<Promise<void>> = [];
+  /** Entries of the changes applied so far, not stored yet (see flush). */
+  private queued: AccessChange[] = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -405,39 +410,54 @@ class LeaderRun {
   }
 
   /**
-   * Starts writing the entries of one cause; `flush` waits for them. The writes of a batch go
-   * out together, in order, so group commit takes them in few transactions instead of one
-   * commit each.
+   * Queues the entries of one cause; `flush` stores them. The entries of a batch of the log
+   * go to the store together, in order, in statements of many rows (createMissing): one
+   * statement per entry cost the store as much again as the creates that caused them.
    */
   private write(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, at: number, prefix: string): boolean {
     const entries = accessChangesOf(diff, cause, new Date(at).toISOString(), prefix);
-    for (const entry of entries) this.writing.push(this.create(entry));
+    for (const entry of entries) this.queued.push(entry);
     return entries.length > 0;
   }
 
+  /**
+   * Stores the queued entries. Entries are the server's own records, never a client's body:
+   * they go to the store as they are (system metadata, the controller as author), without the
+   * request path's decoding, admission and managed fields, which cost a create as much again
+   * (as kube-apiserver's own reconcilers write to storage directly). One recorded already (by
+   * this leader before a restart, or by the one before it) is left as it is. Reads, lists and
+   * watches are the generic layer's.
+   */
   private async flush(): Promise<void> {
-    const writing = this.writing.splice(0);
-    const results = await Promise.allSettled(writing);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    const store = this.deps.store;
+    const author = { author: { username: this.user.username } };
+    while (this.queued.length > 0) {
+      const chunk = this.takeChunk();
+      for (const entry of chunk) fillCreateMetadata(entry);
+      if (store.createMissing) {
+        await store.createMissing(
+          ACCESS_CHANGES_RESOURCE,
+          chunk.map((entry) => ({ namespace: '', name: entry.metadata.name!, object: entry })),
+          author,
+        );
+        continue;
+      }
+      for (const entry of chunk) {
+        try {
+          await store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, author);
+        } catch (err) {
+          if (!(err instanceof KeyExistsError)) throw err;
+        }
+      }
+    }
   }
 
-  /**
-   * Stores one entry. Entries are the server's own records, never a client's body: they go
-   * to the store as they are (system metadata, the controller as author), without the
-   * request path's decoding, admission and managed fields, which cost a create as much again
-   * (as kube-apiserver's own reconcilers write to storage directly). Reads, lists and watches
-   * are the generic layer's.
-   */
-  private async create(entry: AccessChange): Promise<void> {
-    fillCreateMetadata(entry);
-    try {
-      await this.deps.store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, { author: { username: this.user.username } });
-    } catch (err) {
-      // Recorded already, by this leader before a restart or by the one before it.
-      if (err instanceof KeyExistsError) return;
-      throw err;
-    }
+  /** The next queued entries of at most ENTRY_CHUNK_BYTES (one always), in order. */
+  private takeChunk(): AccessChange[] {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.queued.length && (n === 0 || bytes < ENTRY_CHUNK_BYTES)) bytes += entryBytes(this.queued[n++]);
+    return this.queued.splice(0, n);
   }
 
   // ---- retention -------------------------------------------------------------------------
