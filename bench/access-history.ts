@@ -23,12 +23,17 @@ import { roleBinding } from './scale';
  * User `user-rb-<i>`, ClusterRole view; ClusterRoleBindings `crb-<i>` with Group
  * `group-crb-<i>`), recorded with history off, instead of seeding over HTTP (5 to 25 minutes
  * at 110,000). It is copied into the bench's own directory, never changed.
+ * BENCH_HISTORY_SHARED_BUFFERS: the embedded store's page cache in every phase
+ * (`--embedded-shared-buffers`, default the server's 16MB): at 110,000 bindings the entries'
+ * pages push the creates' index pages out of 16MB, and each create then reads them back.
  */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
 const CHANGES = '/apis/access.platform.io/v1/accesschanges';
 const CONCURRENCY = 16;
 const PER_NAMESPACE = 50;
-const OFF = ['--controllers=*,-access-history'];
+const SHARED_BUFFERS = process.env.BENCH_HISTORY_SHARED_BUFFERS ? [`--embedded-shared-buffers=${process.env.BENCH_HISTORY_SHARED_BUFFERS}`] : [];
+const ON = [...SHARED_BUFFERS];
+const OFF = ['--controllers=*,-access-history', ...SHARED_BUFFERS];
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
@@ -66,7 +71,7 @@ export async function runAccessHistoryBench(): Promise<void> {
   const namespaces = Math.ceil(bindings / PER_NAMESPACE);
   const work = mkdtempSync(join(tmpdir(), 'bench-history-'));
   console.log(
-    `access history: ${bindings} RoleBindings in ${namespaces} namespaces + ${clusterBindings} ClusterRoleBindings, embedded PGlite${seeded ? ' (a copy of a seeded data directory)' : ''}; ${creates} creates per phase, ${CONCURRENCY} in flight`,
+    `access history: ${bindings} RoleBindings in ${namespaces} namespaces + ${clusterBindings} ClusterRoleBindings, embedded PGlite${seeded ? ' (a copy of a seeded data directory)' : ''}${SHARED_BUFFERS.length ? `, ${SHARED_BUFFERS[0]}` : ''}; ${creates} creates per phase, ${CONCURRENCY} in flight`,
   );
   let server: ServerProcess | undefined;
   try {
@@ -88,7 +93,7 @@ export async function runAccessHistoryBench(): Promise<void> {
       await server?.stop();
       server = await startServerProcess(work, flags);
       const client = server.client(CONCURRENCY);
-      const recording = flags.length === 0;
+      const recording = flags === ON;
       // Warm-up: compilation, connections, and with recording on the first leader term's index.
       const warmStarted = performance.now();
       await inFlight(200, async (i) => void (await client.must('POST', `${RBAC}/namespaces/ns-${i % namespaces}/rolebindings`, roleBinding(`ns-${i % namespaces}`, `${label}-warm-${i}`), 201)));
@@ -112,7 +117,7 @@ export async function runAccessHistoryBench(): Promise<void> {
       return { rate, cpuPerCreateMs };
     };
     const off1 = await phase('off', OFF);
-    const on = await phase('on', []);
+    const on = await phase('on', ON);
     const off2 = await phase('off-again', OFF);
     const offRate = (off1.rate + off2.rate) / 2;
     const offCpu = (off1.cpuPerCreateMs + off2.cpuPerCreateMs) / 2;

@@ -16,7 +16,7 @@ import { Database } from '../storage/engine/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader/leader-election';
 import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError, StaleRevisionError, StoredObject } from '../storage/mvcc/object-store';
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
-import { accessChangesOf, boundariesBetween, diffOfCommittedChange, diffOfWindow, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
+import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
 import { objectKeyOf } from './policy-change-candidate';
 import { PermissionChange } from './policy-change-types';
@@ -132,6 +132,7 @@ class LeaderRun {
   private readonly clock = new SteppedClock();
   private readonly index = new PolicyIndex(this.clock);
   private readonly access = new AccessIndex(this.index);
+  private readonly diffs = new LoneBindingDiffs();
   /** Bindings with a window, by binding id: the only ones whose boundaries are looked at. */
   private readonly windowed = new Map<string, { kind: WindowBoundary['kind']; binding: KubeObject }>();
   private checkpoint!: StoredObject;
@@ -352,7 +353,7 @@ class LeaderRun {
     let written = false;
     if (this.mayChangeAccess(kind, change)) {
       this.clock.at = at;
-      const diff = diffOfCommittedChange(this.index, this.access, { kind, namespace, name, object });
+      const diff = this.diffs.diff(this.index, this.access, { kind, namespace, name, object });
       const meta = change.object.metadata ?? {};
       const cause: AccessChangeCause = {
         kind,

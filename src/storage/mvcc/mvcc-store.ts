@@ -116,7 +116,8 @@ const CREATE_MISSING = `WITH input AS (
       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i(namespace, name, uid, object, ord)),
   fresh AS (
     SELECT row_number() OVER (ORDER BY ord) AS n, count(*) OVER () AS total, input.* FROM input
-     WHERE NOT EXISTS (SELECT 1 FROM kv_current c WHERE c.resource = $1 AND c.namespace = input.namespace AND c.name = input.name)),
+     -- A lookup per key (a subquery the planner keeps per row), never an anti-join that would scan the resource's rows.
+     WHERE (SELECT 1 FROM kv_current c WHERE c.resource = $1 AND c.namespace = input.namespace AND c.name = input.name) IS NULL),
   next AS (
     UPDATE kv_revision SET revision = revision + (SELECT count(*) FROM fresh) WHERE id = 1 RETURNING revision),
   numbered AS (
