@@ -16,7 +16,7 @@ import { Database } from '../storage/engine/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader/leader-election';
 import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError, StaleRevisionError, StoredObject } from '../storage/mvcc/object-store';
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
-import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
+import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, takeEntryChunk, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
 import { objectKeyOf } from './policy-change-candidate';
 import { PermissionChange } from './policy-change-types';
@@ -62,11 +62,6 @@ const CHECKPOINT_REFRESH_MS = 60_000;
 /** ...and at most this often while RBAC changes are recorded. */
 const CHECKPOINT_INTERVAL_MS = 1000;
 const RETRY_MS = 1000;
-/** How much of the queued entries one statement stores (their permissions' count as a measure of their size). */
-const ENTRY_CHUNK_BYTES = 1 << 20;
-
-/** About an entry's size as JSON, without encoding it: a permission with its binding and role is about 200 bytes. */
-const entryBytes = (entry: AccessChange): number => 500 + 200 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
 
 /** A clock the recorder sets to each change's moment, so windows are judged as they were then. */
 class SteppedClock implements Clock {
@@ -433,7 +428,7 @@ class LeaderRun {
     const store = this.deps.store;
     const author = { author: { username: this.user.username } };
     while (this.queued.length > 0) {
-      const chunk = this.takeChunk();
+      const chunk = takeEntryChunk(this.queued);
       for (const entry of chunk) fillCreateMetadata(entry);
       if (store.createMissing) {
         await store.createMissing(
@@ -451,14 +446,6 @@ class LeaderRun {
         }
       }
     }
-  }
-
-  /** The next queued entries of at most ENTRY_CHUNK_BYTES (one always), in order. */
-  private takeChunk(): AccessChange[] {
-    let bytes = 0;
-    let n = 0;
-    while (n < this.queued.length && (n === 0 || bytes < ENTRY_CHUNK_BYTES)) bytes += entryBytes(this.queued[n++]);
-    return this.queued.splice(0, n);
   }
 
   // ---- retention -------------------------------------------------------------------------

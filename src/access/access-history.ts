@@ -83,6 +83,20 @@ export function accessChangesOf(diff: { gained: PermissionChange[]; lost: Permis
   });
 }
 
+/** How much of the queued entries one statement stores (about 1 MiB of JSON). */
+const ENTRY_CHUNK_BYTES = 1 << 20;
+
+/** About an entry's size as JSON, without encoding it: a permission with its binding and role is about 200 bytes. */
+const entryBytes = (entry: AccessChange): number => 500 + 200 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
+
+/** Takes the first queued entries, up to ENTRY_CHUNK_BYTES (one always), in order: what one statement stores. */
+export function takeEntryChunk(queued: AccessChange[]): AccessChange[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < queued.length && (n === 0 || bytes < ENTRY_CHUNK_BYTES)) bytes += entryBytes(queued[n++]);
+  return queued.splice(0, n);
+}
+
 /** The name prefix of the entries a committed write caused: its revision. */
 export const revisionPrefix = (revision: string): string => `r${revision}`;
 
