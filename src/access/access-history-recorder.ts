@@ -16,7 +16,7 @@ import { Database } from '../storage/engine/database';
 import { abortableSleep, createLeaderElector, LeaderElector } from '../storage/leader/leader-election';
 import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError, StaleRevisionError, StoredObject } from '../storage/mvcc/object-store';
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
-import { accessChangesOf, boundariesBetween, diffOfCommittedChange, diffOfWindow, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
+import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, takeEntryChunk, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
 import { objectKeyOf } from './policy-change-candidate';
 import { PermissionChange } from './policy-change-types';
@@ -127,6 +127,7 @@ class LeaderRun {
   private readonly clock = new SteppedClock();
   private readonly index = new PolicyIndex(this.clock);
   private readonly access = new AccessIndex(this.index);
+  private readonly diffs = new LoneBindingDiffs();
   /** Bindings with a window, by binding id: the only ones whose boundaries are looked at. */
   private readonly windowed = new Map<string, { kind: WindowBoundary['kind']; binding: KubeObject }>();
   private checkpoint!: StoredObject;
@@ -141,8 +142,8 @@ class LeaderRun {
    * the next one's cause and an idle server would write every minute.
    */
   private moved = false;
-  /** Entry writes started and not yet awaited (see write). */
-  private writing: Array<Promise<void>> = [];
+  /** Entries of the changes applied so far, not stored yet (see flush). */
+  private queued: AccessChange[] = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -347,7 +348,7 @@ class LeaderRun {
     let written = false;
     if (this.mayChangeAccess(kind, change)) {
       this.clock.at = at;
-      const diff = diffOfCommittedChange(this.index, this.access, { kind, namespace, name, object });
+      const diff = this.diffs.diff(this.index, this.access, { kind, namespace, name, object });
       const meta = change.object.metadata ?? {};
       const cause: AccessChangeCause = {
         kind,
@@ -405,38 +406,45 @@ class LeaderRun {
   }
 
   /**
-   * Starts writing the entries of one cause; `flush` waits for them. The writes of a batch go
-   * out together, in order, so group commit takes them in few transactions instead of one
-   * commit each.
+   * Queues the entries of one cause; `flush` stores them. The entries of a batch of the log
+   * go to the store together, in order, in statements of many rows (createMissing): one
+   * statement per entry cost the store as much again as the creates that caused them.
    */
   private write(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, at: number, prefix: string): boolean {
     const entries = accessChangesOf(diff, cause, new Date(at).toISOString(), prefix);
-    for (const entry of entries) this.writing.push(this.create(entry));
+    for (const entry of entries) this.queued.push(entry);
     return entries.length > 0;
   }
 
-  private async flush(): Promise<void> {
-    const writing = this.writing.splice(0);
-    const results = await Promise.allSettled(writing);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-
   /**
-   * Stores one entry. Entries are the server's own records, never a client's body: they go
-   * to the store as they are (system metadata, the controller as author), without the
+   * Stores the queued entries. Entries are the server's own records, never a client's body:
+   * they go to the store as they are (system metadata, the controller as author), without the
    * request path's decoding, admission and managed fields, which cost a create as much again
-   * (as kube-apiserver's own reconcilers write to storage directly). Reads, lists and watches
-   * are the generic layer's.
+   * (as kube-apiserver's own reconcilers write to storage directly). One recorded already (by
+   * this leader before a restart, or by the one before it) is left as it is. Reads, lists and
+   * watches are the generic layer's.
    */
-  private async create(entry: AccessChange): Promise<void> {
-    fillCreateMetadata(entry);
-    try {
-      await this.deps.store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, { author: { username: this.user.username } });
-    } catch (err) {
-      // Recorded already, by this leader before a restart or by the one before it.
-      if (err instanceof KeyExistsError) return;
-      throw err;
+  private async flush(): Promise<void> {
+    const store = this.deps.store;
+    const author = { author: { username: this.user.username } };
+    while (this.queued.length > 0) {
+      const chunk = takeEntryChunk(this.queued);
+      for (const entry of chunk) fillCreateMetadata(entry);
+      if (store.createMissing) {
+        await store.createMissing(
+          ACCESS_CHANGES_RESOURCE,
+          chunk.map((entry) => ({ namespace: '', name: entry.metadata.name!, object: entry })),
+          author,
+        );
+        continue;
+      }
+      for (const entry of chunk) {
+        try {
+          await store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, author);
+        } catch (err) {
+          if (!(err instanceof KeyExistsError)) throw err;
+        }
+      }
     }
   }
 

@@ -8,20 +8,23 @@ import { storageFailureOf } from '../engine/storage-errors';
  */
 export type RevisionedWrite = (query: SqlQuery, took: (revision: string) => void) => Promise<Change>;
 
+/** A write of several objects: it takes a revision for each (calling `took` with every one), then answers their changes. */
+export type RevisionedWrites = (query: SqlQuery, took: (revision: string) => void) => Promise<Change[]>;
+
 /** At most this many writes share a transaction (a bound on how long one holds the session). */
 const MAX_BATCH = 128;
 
 interface Queued {
-  write: RevisionedWrite;
-  resolve(change: Change): void;
+  write: RevisionedWrites;
+  resolve(changes: Change[]): void;
   reject(err: unknown): void;
 }
 
 /** How one write of a batch ended inside the transaction; `refused`: the database failed it (the transaction is aborted). */
-type Outcome = { change: Change } | { error: unknown; refused?: true };
+type Outcome = { changes: Change[] } | { error: unknown; refused?: true };
 
-/** Undoes a failed write's counter bump (it wrote nothing else). */
-const GIVE_BACK_REVISION = `UPDATE kv_revision SET revision = revision - 1 WHERE id = 1`;
+/** Undoes a failed write's counter bumps (it wrote nothing else). */
+const GIVE_BACK_REVISIONS = `UPDATE kv_revision SET revision = revision - $1 WHERE id = 1`;
 
 /**
  * Runs writes in transactions, each write holding the next revision, and tells the commit
@@ -47,7 +50,13 @@ export class GroupCommit {
     private readonly grouped: boolean,
   ) {}
 
-  run(write: RevisionedWrite): Promise<Change> {
+  async run(write: RevisionedWrite): Promise<Change> {
+    const [change] = await this.runMany(async (query, took) => [await write(query, took)]);
+    return change;
+  }
+
+  /** A write of several objects in one transaction (with others, grouped), a revision each. */
+  runMany(write: RevisionedWrites): Promise<Change[]> {
     if (!this.grouped) return this.alone(write);
     return new Promise((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
@@ -56,22 +65,22 @@ export class GroupCommit {
   }
 
   /** One transaction for one write: its failure is the transaction's. */
-  private async alone(write: RevisionedWrite): Promise<Change> {
-    let revision: string | undefined;
-    let change: Change;
+  private async alone(write: RevisionedWrites): Promise<Change[]> {
+    const revisions: string[] = [];
+    let changes: Change[];
     try {
-      change = await this.sql.transaction((query) =>
+      changes = await this.sql.transaction((query) =>
         write(query, (taken) => {
-          revision = taken;
+          revisions.push(taken);
           this.committing(taken);
         }),
       );
     } catch (err) {
-      if (revision !== undefined) this.abandoned(revision);
+      for (const revision of revisions) this.abandoned(revision);
       throw err;
     }
-    this.committed(change);
-    return change;
+    for (const change of changes) this.committed(change);
+    return changes;
   }
 
   private async flush(): Promise<void> {
@@ -111,7 +120,7 @@ export class GroupCommit {
         });
       } catch (err) {
         // Nothing of this transaction was written.
-        for (const outcome of outcomes) if ('change' in outcome) this.abandoned(outcome.change.revision);
+        for (const outcome of outcomes) if ('changes' in outcome) for (const change of outcome.changes) this.abandoned(change.revision);
         if (refused < 0) {
           // The commit failed: every write of the batch fails.
           pending.forEach((queued, i) => queued.reject(outcomes[i] && 'error' in outcomes[i] ? (outcomes[i] as { error: unknown }).error : err));
@@ -133,9 +142,9 @@ export class GroupCommit {
       }
       pending.forEach((queued, i) => {
         const outcome = outcomes[i];
-        if ('change' in outcome) {
-          this.committed(outcome.change);
-          queued.resolve(outcome.change);
+        if ('changes' in outcome) {
+          for (const change of outcome.changes) this.committed(change);
+          queued.resolve(outcome.changes);
         } else queued.reject(outcome.error);
       });
       return;
@@ -143,20 +152,20 @@ export class GroupCommit {
   }
 
   /** One write of a batch: its change, its own failure (revision given back), or the database's refusal. */
-  private async attempt(query: SqlQuery, write: RevisionedWrite): Promise<Outcome> {
-    let revision: string | undefined;
+  private async attempt(query: SqlQuery, write: RevisionedWrites): Promise<Outcome> {
+    const revisions: string[] = [];
     try {
-      const change = await write(query, (taken) => {
-        revision = taken;
+      const changes = await write(query, (taken) => {
+        revisions.push(taken);
         this.committing(taken);
       });
-      return { change };
+      return { changes };
     } catch (error) {
-      if (revision === undefined) return { error, refused: true };
-      this.abandoned(revision);
+      if (revisions.length === 0) return { error, refused: true };
+      for (const revision of revisions) this.abandoned(revision);
       try {
-        // The counter's row is this transaction's: the next write gets the same number.
-        await query(GIVE_BACK_REVISION);
+        // The counter's row is this transaction's: the next write gets the same numbers.
+        await query(GIVE_BACK_REVISIONS, [revisions.length]);
       } catch {
         return { error, refused: true };
       }

@@ -107,6 +107,31 @@ const horizonAge = (olderThanMs: number) => Math.max(0, Math.floor(olderThanMs))
 const NEXT_REVISION = `WITH next AS (UPDATE kv_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision)
   SELECT revision::text AS revision, pg_notify($1, revision::text) FROM next`;
 
+/**
+ * createMissing's one statement: the keys not in kv_current, numbered in the given order,
+ * take as many revisions at once and are written to both tables; one NOTIFY names the last.
+ */
+const CREATE_MISSING = `WITH input AS (
+    SELECT i.ord, i.namespace, i.name, i.uid, i.object::jsonb AS object
+      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i(namespace, name, uid, object, ord)),
+  fresh AS (
+    SELECT row_number() OVER (ORDER BY ord) AS n, count(*) OVER () AS total, input.* FROM input
+     -- A lookup per key (a subquery the planner keeps per row), never an anti-join that would scan the resource's rows.
+     WHERE (SELECT 1 FROM kv_current c WHERE c.resource = $1 AND c.namespace = input.namespace AND c.name = input.name) IS NULL),
+  next AS (
+    UPDATE kv_revision SET revision = revision + (SELECT count(*) FROM fresh) WHERE id = 1 RETURNING revision),
+  numbered AS (
+    SELECT next.revision - fresh.total + fresh.n AS revision, fresh.* FROM fresh, next),
+  cur AS (
+    INSERT INTO kv_current (resource, namespace, name, revision, uid, object)
+    SELECT $1, namespace, name, revision, uid, object FROM numbered),
+  logged AS (
+    INSERT INTO kv_log (revision, resource, namespace, name, op, uid, object, author)
+    SELECT revision, $1, namespace, name, 'create', uid, object, $6 FROM numbered),
+  notified AS (
+    SELECT pg_notify($7, max(revision)::text) FROM numbered HAVING count(*) > 0)
+  SELECT ord::int AS ord, revision::text AS revision FROM numbered, (SELECT count(*) FROM notified) n ORDER BY ord`;
+
 export interface MvccStoreOptions {
   /**
    * Concurrent writes share transactions (see GroupCommit). Writers are serialised by the
@@ -235,6 +260,38 @@ export class MvccStore implements ObjectStore {
       if (!row.created) throw new KeyExistsError(key);
       return withAuthor({ type: 'ADDED', key, revision: row.revision, object: asWritten(object, row.revision), bytes: json.length }, author);
     });
+  }
+
+  async createMissing(resource: string, items: ReadonlyArray<{ namespace: string; name: string; object: KubeObject }>, ctx?: WriteContext): Promise<StoredObject[]> {
+    const storable = items.filter((item) => isStorableKey(item));
+    if (storable.length === 0) return [];
+    const jsons = storable.map((item) => JSON.stringify(item.object));
+    const author = authorColumn(ctx);
+    let changes: Change[];
+    try {
+      changes = await this.commits.runMany(async (query, took) => {
+        // The counter's lock first: the next statement's snapshot then sees every key committed before it.
+        await query(`SELECT 1 FROM kv_revision WHERE id = 1 FOR UPDATE`);
+        const rows = await query<{ ord: number; revision: string }>(CREATE_MISSING, [
+          resource,
+          storable.map((item) => item.namespace),
+          storable.map((item) => item.name),
+          storable.map((item) => item.object.metadata?.uid ?? null),
+          jsons.map(toColumn),
+          author,
+          CHANGES_CHANNEL,
+        ]);
+        for (const row of rows) took(row.revision);
+        return rows.map(({ ord, revision }) => {
+          const { namespace, name, object } = storable[ord - 1];
+          return withAuthor({ type: 'ADDED', key: { resource, namespace, name }, revision, object: asWritten(object, revision), bytes: jsons[ord - 1].length }, author);
+        });
+      });
+    } catch (err) {
+      if (this.diskSpace && storageFailureOf(err) === 'disk-full') this.diskSpace.refused();
+      throw err;
+    }
+    return changes.map((change) => ({ key: change.key, revision: change.revision, object: change.object }));
   }
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {

@@ -172,6 +172,13 @@ export interface ObjectStore {
 
   /** Inserts a new key; KeyExistsError if it exists. */
   create(key: ObjectKey, object: KubeObject, ctx?: WriteContext): Promise<StoredObject>;
+  /**
+   * Inserts the keys of one resource that do not exist yet, in one statement (optional: a
+   * store without it is written one create at a time), each with a revision of its own in
+   * the given order; a key that exists is left as it is. Answers what was stored, in order.
+   * The keys must differ from each other.
+   */
+  createMissing?(resource: string, items: ReadonlyArray<{ namespace: string; name: string; object: KubeObject }>, ctx?: WriteContext): Promise<StoredObject[]>;
   /** Replaces the newest state; KeyNotFoundError, StaleRevisionError, UidMismatchError. */
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject>;
   /** Removes the key (a tombstone row in the log); returns the last state with the delete's revision. */
