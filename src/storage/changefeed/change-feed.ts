@@ -81,6 +81,8 @@ const memoryOf = (change: Change) => change.bytes * HEAP_BYTES_PER_JSON_BYTE;
  */
 const RECHECK_WINDOW_MS = 30_000;
 const RECHECK_MIN_CHANGES = 100;
+/** Deliveries are timed in steps this long (the check reaches back to the start of the oldest step in its window). */
+const RECENT_MARK_MS = 100;
 
 /** An object as JSON with its keys sorted: the log's jsonb keeps no key order, so objects compare by content. */
 function canonicalJson(value: unknown): string {
@@ -486,7 +488,9 @@ export class ChangeFeed {
   private remember(batch: Change[]): void {
     if (batch.length) {
       const now = Date.now();
-      this.recent.push({ first: BigInt(batch[0].revision), at: now });
+      // One mark per RECENT_MARK_MS (its first revision): a few hundred marks, however many writes.
+      const newest = this.recent[this.recent.length - 1];
+      if (!newest || newest.at <= now - RECENT_MARK_MS) this.recent.push({ first: BigInt(batch[0].revision), at: now });
       while (this.recent[0].at < now - RECHECK_WINDOW_MS) this.recent.shift();
     }
     for (const change of batch) {
