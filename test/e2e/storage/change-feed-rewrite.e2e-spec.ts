@@ -80,9 +80,12 @@ describe.each(testEngines())('the change feed after its connection moved, on %s'
     const head = BigInt(feed.headRevision());
     const watch = openWatch();
     // The new primary never had the last two commits: its log ends before them.
-    await td.db.dataSource.query(`DELETE FROM kv_log WHERE revision > $1`, [String(head - 2n)]);
-    await td.db.dataSource.query(`DELETE FROM kv_current WHERE name IN ('b', 'c')`);
-    await td.db.dataSource.query(`UPDATE kv_revision SET revision = $1 WHERE id = 1`, [String(head - 2n)]);
+    await td.db.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT revision FROM kv_revision WHERE id = 1 FOR UPDATE`);
+      await tx.query(`DELETE FROM kv_log WHERE revision > $1`, [String(head - 2n)]);
+      await tx.query(`DELETE FROM kv_current WHERE name IN ('b', 'c')`);
+      await tx.query(`UPDATE kv_revision SET revision = $1 WHERE id = 1`, [String(head - 2n)]);
+    });
 
     // This process writes there again: its commit takes a revision the feed delivered as another write.
     await td.store.create(thing('d'), { metadata: { namespace: 'ns', name: 'd', uid: 'u-d' } });
