@@ -1,7 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { OBJECT_STORE, ObjectStore } from '../mvcc/object-store';
-import { CHANGE_WAKEUPS, ChangeFeed, WakeupSource } from './change-feed';
+import { CHANGE_WAKEUPS, ChangeFeed, HistoryRewrittenError, WakeupSource } from './change-feed';
+import { errors } from '../../apimachinery/errors';
+import { Status } from '../../apimachinery/types';
 import { recordWatcherClosed, recordWatcherRegistered, WatchedResource } from '../../metrics/watch-metrics';
 
 /** An open watch as the feed tracks it (the API layer's watch stream). */
@@ -9,6 +11,8 @@ export interface ServedWatch {
   close(): void;
   /** Closed because the client stopped reading. */
   readonly unresponsive: boolean;
+  /** Sends an event (the API layer's watch stream): here, the ERROR that ends the watch. */
+  send?(event: { type: 'ERROR'; object: Status }): boolean;
 }
 
 /**
@@ -44,6 +48,19 @@ export class ChangeFeedService extends ChangeFeed implements OnApplicationBootst
   /** Ends every open watch after the events already queued: each client gets whole frames, then the end of the stream. */
   endWatches(): void {
     for (const stream of [...this.streams]) stream.close();
+  }
+
+  /**
+   * The store's log lost changes the watches may have been sent: each ends with kube's 410
+   * Expired, as a watch from a compacted revision does, so its client lists again instead of
+   * watching on from a revision that now names another write.
+   */
+  protected override onHistoryRewritten(err: HistoryRewrittenError): void {
+    const status = errors.gone(`${err.message}: list again`).toStatus();
+    for (const stream of [...this.streams]) {
+      stream.send?.({ type: 'ERROR', object: status });
+      stream.close();
+    }
   }
 
   /**

@@ -71,6 +71,54 @@ const HEAP_BYTES_PER_JSON_BYTE = 4;
 const memoryOf = (change: Change) => change.bytes * HEAP_BYTES_PER_JSON_BYTE;
 
 /**
+ * After its connection to the store may have moved (a failed read, the listener connecting
+ * again), the feed reads back what it delivered in this long before the check, and at least
+ * its last RECHECK_MIN_CHANGES changes. The commits a failover can lose are the old primary's
+ * last ones (with synchronous replication, those whose wait for the standby was cut short
+ * when its postmaster died: visible there for a moment, never sent): they are the newest the
+ * feed delivered from that server, followed at most by what it read from the new one before
+ * the listener came back (a second's reconnect delay) or before a read failed.
+ */
+const RECHECK_WINDOW_MS = 30_000;
+const RECHECK_MIN_CHANGES = 100;
+/** Deliveries are timed in steps this long (the check reaches back to the start of the oldest step in its window). */
+const RECENT_MARK_MS = 100;
+
+/** An object as JSON with its keys sorted: the log's jsonb keeps no key order, so objects compare by content. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The same content, whatever the order of keys (a stored object read back against the one written). */
+export function sameContent(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** The same change: revision, type, key and object. */
+function sameChange(a: Change, b: Change): boolean {
+  return (
+    a.revision === b.revision &&
+    a.type === b.type &&
+    a.key.resource === b.key.resource &&
+    a.key.namespace === b.key.namespace &&
+    a.key.name === b.key.name &&
+    sameContent(a.object, b.object)
+  );
+}
+
+/**
+ * The store's log no longer holds changes the feed delivered (a failover lost their commits
+ * and the new primary numbered other writes the same): whoever followed them lists again.
+ */
+export class HistoryRewrittenError extends Error {
+  constructor(readonly revision: string) {
+    super(`the change log no longer holds revision ${revision} as it was delivered (commits lost in a failover)`);
+  }
+}
+
+/**
  * This process's view of the shared change log, and a window of recent changes that
  * watchers replay from. Every replica runs one, so all see the same changes in the same order.
  *
@@ -108,6 +156,16 @@ export class ChangeFeed {
   private started = false;
   /** False from a failed read of the log until the next one succeeds (a store outage). */
   private following = true;
+  /** The connection may have moved to another server: what was delivered lately is checked before anything newer. */
+  private recheck = false;
+  /** Counts the reasons to check; one that comes during a check calls for another. */
+  private suspicions = 0;
+  /** When each batch entered the window (its first revision), for the last RECHECK_WINDOW_MS. */
+  private recent: Array<{ first: bigint; at: number }> = [];
+  /** How many times the log was found rewritten (followers that listed before list again). */
+  private rewrites = 0;
+  /** When the last checks began (Date.now()), newest last: a list shortly before one may hold lost commits. */
+  private recheckStarts: number[] = [];
   /** The informer-sync check's name for the feed. */
   readonly name = 'change-feed';
 
@@ -173,7 +231,13 @@ export class ChangeFeed {
       const revision = BigInt(change.revision);
       if (revision > this.lastCommitted) this.lastCommitted = revision;
       this.settle(revision);
-      if (this.stopped || BigInt(change.revision) <= this.head) return;
+      if (this.stopped) return;
+      if (revision <= this.head) {
+        // Delivered already from the log: as this write, unless the number went to a write that was lost.
+        const delivered = this.window.length && revision >= BigInt(this.window[0].revision) ? this.window[this.indexAfter(revision - 1n)] : undefined;
+        if (delivered && delivered.revision === change.revision && !this.sameIdentity(delivered, change)) this.suspect();
+        return;
+      }
       this.pending.set(BigInt(change.revision), change);
       this.takePending();
     },
@@ -194,9 +258,32 @@ export class ChangeFeed {
     return this.notifiedInflight.delete(revision);
   }
 
-  /** A NOTIFY: the log is read unless the revision is one this process has or is committing itself. */
+  /** Same revision, type, key and uid (the cheap look at a local commit; the recheck compares objects). */
+  private sameIdentity(a: Change, b: Change): boolean {
+    return (
+      a.type === b.type &&
+      a.key.resource === b.key.resource &&
+      a.key.namespace === b.key.namespace &&
+      a.key.name === b.key.name &&
+      a.object.metadata?.uid === b.object.metadata?.uid
+    );
+  }
+
+  /** The store may be another server now: check what was delivered lately before reading on. */
+  private suspect(): void {
+    this.recheck = true;
+    this.suspicions++;
+    void this.poke();
+  }
+
+  /**
+   * A NOTIFY: the log is read unless the revision is one this process has or is committing
+   * itself. One without a revision comes when the listener connected again, maybe to another
+   * server: the recent history is checked first.
+   */
   private onWake(revision?: string): void {
-    if (revision !== undefined && /^[0-9]+$/.test(revision)) {
+    if (!revision) return this.suspect();
+    if (/^[0-9]+$/.test(revision)) {
       const r = BigInt(revision);
       if (r <= this.head || this.pending.has(r)) return;
       if (this.inflight.has(r)) {
@@ -210,6 +297,8 @@ export class ChangeFeed {
   /** Moves the head over the local changes that follow it, and drops those the log already gave. */
   private takePending(): void {
     if (this.pending.size === 0) return;
+    // Nothing newer is delivered before the recent history is checked (the pump takes them after).
+    if (this.recheck) return void this.poke();
     const taken: Change[] = [];
     for (let next = this.pending.get(this.head + 1n); next; next = this.pending.get(this.head + 1n)) {
       this.pending.delete(this.head + 1n);
@@ -256,6 +345,19 @@ export class ChangeFeed {
 
   private async pump(): Promise<void> {
     try {
+      if (this.recheck) {
+        const asked = this.suspicions;
+        this.recheckStarts.push(Date.now());
+        if (this.recheckStarts.length > 16) this.recheckStarts.shift();
+        // Followers that listed lately look again (see listMayHoldLostCommits).
+        this.wakeWaiters();
+        const lost = await this.rewrittenRevision();
+        if (lost !== null) this.historyRewritten(lost);
+        // Suspected again meanwhile (the connection moved once more): check again first.
+        if (asked !== this.suspicions) return;
+        this.recheck = false;
+        this.takePending();
+      }
       for (;;) {
         const batch = await this.store.changesSince(this.head.toString(), this.options.batchSize, this.options.batchBytes);
         if (!this.following) this.logger.log('reading the change log again');
@@ -282,6 +384,7 @@ export class ChangeFeed {
         this.window = [];
         this.windowBytes = 0;
         this.windowMemory = 0;
+        this.recent = [];
         // Subscribers at the old head would miss what lies between: they read on by themselves (and find their gap).
         this.endSubscribers();
         this.head = BigInt(await this.store.currentRevision());
@@ -294,14 +397,102 @@ export class ChangeFeed {
       // Logged once per outage; the poll retries until the store answers again.
       if (this.following) this.logger.error(`reading the change log failed: ${(err as Error).message}`);
       this.following = false;
+      // The next read may reach another server (a failover).
+      this.recheck = true;
     }
   }
+
+  /**
+   * Reads back the changes delivered lately (see RECHECK_WINDOW_MS) and answers the first
+   * revision the log no longer holds as it was delivered, or null when it holds them all.
+   * When even the oldest of them differs, the whole window is checked.
+   */
+  private async rewrittenRevision(): Promise<string | null> {
+    const since = Date.now() - RECHECK_WINDOW_MS;
+    this.recent = this.recent.filter((mark) => mark.at >= since);
+    let from = Math.max(0, this.window.length - RECHECK_MIN_CHANGES);
+    if (this.recent.length) from = Math.min(from, this.indexAfter(this.recent[0].first - 1n));
+    const lost = await this.firstDifference(this.window.slice(from));
+    if (lost === null || from === 0 || lost !== this.window[from]?.revision) return lost;
+    return this.firstDifference(this.window.slice(0, from + 1));
+  }
+
+  /** The first revision where the log and `delivered` (consecutive changes of the window) differ, if any. */
+  private async firstDifference(delivered: readonly Change[]): Promise<string | null> {
+    if (delivered.length === 0) return null;
+    const last = BigInt(delivered[delivered.length - 1].revision);
+    let after = BigInt(delivered[0].revision) - 1n;
+    let next = 0;
+    while (after < last) {
+      const batch = await this.store.changesSince(after.toString(), this.options.batchSize, this.options.batchBytes);
+      for (const stored of batch) {
+        if (BigInt(stored.revision) > last) break;
+        if (next >= delivered.length) return stored.revision;
+        const mine = delivered[next];
+        // The log has a change the feed did not deliver, or lacks or changed one it did.
+        if (!sameChange(mine, stored)) return BigInt(mine.revision) < BigInt(stored.revision) ? mine.revision : stored.revision;
+        next++;
+      }
+      if (batch.length === 0) break;
+      after = BigInt(batch[batch.length - 1].revision);
+    }
+    return next < delivered.length ? delivered[next].revision : null;
+  }
+
+  /**
+   * The log lost changes this feed delivered, from `revision` on: every watch ends (410, see
+   * onHistoryRewritten), followers list again, and the feed drops them and reads the log on
+   * from the revision before (what the new primary holds there is the history now). Runs in
+   * the pump, in one step, so nothing newer is delivered before.
+   */
+  private historyRewritten(revision: string): void {
+    this.logger.warn(
+      `the change log no longer holds revision ${revision} as this process delivered it (commits lost in a failover): watches end with 410 Gone and informers list again`,
+    );
+    this.rewrites++;
+    this.onHistoryRewritten(new HistoryRewrittenError(revision));
+    this.endSubscribers();
+    const first = BigInt(revision);
+    for (const dropped of this.window.splice(this.indexAfter(first - 1n))) {
+      this.windowBytes -= dropped.bytes;
+      this.windowMemory -= memoryOf(dropped);
+    }
+    this.recent = [];
+    if (this.head >= first) this.head = first - 1n;
+    this.wakeWaiters();
+  }
+
+  /** How many times the log was found rewritten; a follower that listed before a rewrite lists again. */
+  historyRewrites(): number {
+    return this.rewrites;
+  }
+
+  /**
+   * Whether a list begun at `listedAt` (Date.now()) may hold commits a failover lost: the feed
+   * checked its history during it or within RECHECK_WINDOW_MS after (its connection may have
+   * moved since). The feed cannot check a list's answer, so its follower lists again.
+   */
+  listMayHoldLostCommits(listedAt: number): boolean {
+    const last = this.recheckStarts[this.recheckStarts.length - 1];
+    if (last === undefined || last < listedAt) return false;
+    return this.recheckStarts.some((at) => at >= listedAt && at <= listedAt + RECHECK_WINDOW_MS);
+  }
+
+  /** Ends what depends on the delivered history, before anything newer is delivered (the service ends its watches). */
+  protected onHistoryRewritten(_err: HistoryRewrittenError): void {}
 
   /**
    * Adds changes to the window and drops the oldest beyond its bounds (count and bytes);
    * the newest change always stays, so watchers at the head are served from memory.
    */
   private remember(batch: Change[]): void {
+    if (batch.length) {
+      const now = Date.now();
+      // One mark per RECENT_MARK_MS (its first revision): a few hundred marks, however many writes.
+      const newest = this.recent[this.recent.length - 1];
+      if (!newest || newest.at <= now - RECENT_MARK_MS) this.recent.push({ first: BigInt(batch[0].revision), at: now });
+      while (this.recent[0].at < now - RECHECK_WINDOW_MS) this.recent.shift();
+    }
     for (const change of batch) {
       this.window.push(change);
       this.windowBytes += change.bytes;

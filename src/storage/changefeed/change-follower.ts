@@ -40,6 +40,12 @@ export class ChangeFollower {
   private updating: Promise<void> = Promise.resolve();
   private readonly stopping = new AbortController();
   private readonly revisionWaiters = new Set<() => void>();
+  /** The feed's count of history rewrites when the sink last listed (or started): a newer count makes it list again. */
+  private rewritesSeen: number;
+  /** When the sink's last list began (Date.now()); undefined before its first through this follower. */
+  private listedAt?: number;
+  /** Found outdated until the sink lists again (see outdated). */
+  private relistNeeded = false;
 
   constructor(
     private readonly feed: ChangeFeed,
@@ -50,10 +56,12 @@ export class ChangeFollower {
     this.batchSize = options.batchSize ?? 500;
     this.idleWakeMs = options.idleWakeMs ?? 5000;
     this.retryMs = options.retryMs ?? 1000;
+    this.rewritesSeen = feed.historyRewrites();
   }
 
-  /** Starts following after `revision` (once). */
-  start(revision: string): void {
+  /** Starts following after `revision` (once); `listedAt`: when the sink's list of it began. */
+  start(revision: string, listedAt?: number): void {
+    this.listedAt = listedAt;
     if (this.loop || this.stopped) return;
     this.cursor = BigInt(revision);
     this.loop = this.follow();
@@ -65,12 +73,28 @@ export class ChangeFollower {
 
   /** Every change up to this revision has reached the sink. */
   revision(): string {
-    return this.cursor.toString();
+    return this.appliedRevision().toString();
   }
 
-  /** revision() as a number, for comparisons made on every decision. */
+  /**
+   * revision() as a number, for comparisons made on every decision. 0 from the moment the
+   * feed found the history the sink was given rewritten (a failover lost commits) until the
+   * sink has listed again: what it holds may be writes the store never kept.
+   */
   appliedRevision(): bigint {
-    return this.cursor;
+    return this.outdated() ? 0n : this.cursor;
+  }
+
+  /**
+   * The feed found its delivered history rewritten since the sink last listed, or the list
+   * itself may hold commits a failover lost (it ran just before the feed's connection moved).
+   */
+  outdated(): boolean {
+    if (this.relistNeeded) return true;
+    if (this.rewritesSeen !== this.feed.historyRewrites() || (this.listedAt !== undefined && this.feed.listMayHoldLostCommits(this.listedAt))) {
+      this.relistNeeded = true;
+    }
+    return this.relistNeeded;
   }
 
   /** Moves the position without replaying (the sink listed afresh at `revision`). */
@@ -84,7 +108,7 @@ export class ChangeFollower {
    * a write this process has seen sees that write.
    */
   catchUp(): Promise<void> {
-    if (!this.loop || BigInt(this.feed.headRevision()) <= this.cursor) return this.updating;
+    if (!this.loop || (!this.outdated() && BigInt(this.feed.headRevision()) <= this.cursor)) return this.updating;
     return this.serialized(() => this.drain());
   }
 
@@ -94,7 +118,7 @@ export class ChangeFollower {
     const deadline = Date.now() + timeoutMs;
     // The feed reads the log only when it is behind too (it has every local write already).
     if (BigInt(this.feed.headRevision()) < target) void this.feed.poke();
-    while (this.cursor < target) {
+    while (this.appliedRevision() < target) {
       const left = deadline - Date.now();
       if (left <= 0 || this.stopped) return false;
       await new Promise<void>((resolve) => {
@@ -137,7 +161,7 @@ export class ChangeFollower {
       const began = Date.now();
       const newer = await this.feed.waitForNewer(this.cursor.toString(), this.idleWakeMs, signal);
       // A stopped feed answers at once: do not spin on it.
-      if (!newer && !this.stopped && Date.now() - began < this.idleWakeMs / 2) await abortableSleep(this.retryMs, signal);
+      if (!newer && !this.stopped && !this.outdated() && Date.now() - began < this.idleWakeMs / 2) await abortableSleep(this.retryMs, signal);
     }
   }
 
@@ -145,6 +169,11 @@ export class ChangeFollower {
   private async drain(): Promise<void> {
     while (!this.stopped) {
       let changes: Change[];
+      if (this.outdated()) {
+        this.logger.warn('the change history it was given was rewritten (a failover lost commits); listing again');
+        await this.relist();
+        continue;
+      }
       // Every change up to the head the feed had before this read is in what it answers.
       const head = BigInt(this.feed.headRevision());
       try {
@@ -152,9 +181,11 @@ export class ChangeFollower {
       } catch (err) {
         if (!(err instanceof RevisionCompactedError)) throw err;
         this.logger.warn('fell behind the change history; listing again');
-        this.resetTo(await this.sink.resync());
+        await this.relist();
         continue;
       }
+      // Read from a history rewritten meanwhile: not applied (the next round lists).
+      if (this.outdated()) continue;
       if (changes.length === 0) {
         // Nothing after the cursor up to that head (revisions of failed writes carry no change):
         // the sink is current through it, so a reader waiting for such a revision goes on.
@@ -168,6 +199,17 @@ export class ChangeFollower {
       this.cursor = BigInt(changes[changes.length - 1].revision);
       this.wakeRevisionWaiters();
     }
+  }
+
+  /** The sink lists afresh; a rewrite found while it lists makes it list once more. */
+  private async relist(): Promise<void> {
+    const rewrites = this.feed.historyRewrites();
+    const listedAt = Date.now();
+    const revision = await this.sink.resync();
+    this.rewritesSeen = rewrites;
+    this.listedAt = listedAt;
+    this.relistNeeded = false;
+    this.resetTo(revision);
   }
 
   private wakeRevisionWaiters(): void {

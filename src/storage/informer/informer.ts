@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { KubeObject } from '../../apimachinery/types';
-import { ChangeFeed } from '../changefeed/change-feed';
+import { ChangeFeed, sameContent } from '../changefeed/change-feed';
 import { ChangeFollower } from '../changefeed/change-follower';
 import { shareRepeatedValues } from './shared-values';
 import { Change, ObjectStore } from '../mvcc/object-store';
@@ -100,8 +100,9 @@ export class Informer<T extends KubeObject = KubeObject> {
    */
   start(): Promise<void> {
     if (this.follower.stopped) return Promise.reject(new Error(`informer for ${this.resource} is stopped`));
+    const listedAt = Date.now();
     this.starting ??= this.relist().then(
-      (revision) => this.follower.start(revision),
+      (revision) => this.follower.start(revision, listedAt),
       (err) => {
         this.starting = null;
         throw err;
@@ -130,6 +131,8 @@ export class Informer<T extends KubeObject = KubeObject> {
    * follower has not yet moved its cursor past a batch the cache already holds.
    */
   reflectedRevision(): bigint {
+    // The cache may hold writes a failover lost until it has listed again.
+    if (this.follower.outdated()) return 0n;
     const cursor = this.follower.appliedRevision();
     return cursor > this.reflected ? cursor : this.reflected;
   }
@@ -239,10 +242,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       after = { namespace: last.namespace, name: last.name };
     }
     const previous = this.items;
+    // After a failover lost commits, a revision may name another write than the one cached: compare contents then.
+    const rewritten = this.follower.outdated();
     for (const [key, old] of previous) if (!listed.has(key)) this.remove(key, old);
     for (const [key, obj] of listed) {
       const old = previous.get(key);
-      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
+      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion && (!rewritten || sameContent(old, obj))) continue;
       this.put(key, obj, old);
     }
     this.reflected = BigInt(revision);
