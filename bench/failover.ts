@@ -609,7 +609,8 @@ interface ReplicaFigures {
   acknowledged: Array<{ name: string; revision: number; at: number }>;
   reviews: { count: number; errors: number; wrong: number; slowestMs: number; statuses: Map<number, number>; failedAt: number[] };
   readyz: Outcome[];
-  watch: { connections: number; events: Array<{ name: string; revision: number; at: number }> };
+  /** `expired`: when the watch got 410 Expired (its history was rewritten) and the client listed again; `listed`: what those lists held. */
+  watch: { connections: number; events: Array<{ name: string; revision: number; at: number }>; expired: number[]; listed: Set<string> };
   /** Statuses of every answer but /readyz's. */
   statuses: Map<number, number>;
 }
@@ -627,7 +628,7 @@ class Load {
     acknowledged: [],
     reviews: { count: 0, errors: 0, wrong: 0, slowestMs: 0, statuses: new Map(), failedAt: [] },
     readyz: [],
-    watch: { connections: 0, events: [] },
+    watch: { connections: 0, events: [], expired: [], listed: new Set() },
     statuses: new Map(),
   };
 
@@ -692,11 +693,16 @@ class Load {
     }
   }
 
-  /** One watch for the whole run; should it end, it is opened again from the last revision seen (counted). */
+  /**
+   * One watch for the whole run; should it end, it is opened again from the last revision seen
+   * (counted). After 410 Expired the client does what informers do: lists again and watches
+   * from the list's revision (what the list held counts as seen).
+   */
   private async watch(fromRevision: string): Promise<void> {
     let revision = fromRevision;
     while (this.running) {
       this.figures.watch.connections++;
+      let expired = false;
       await new Promise<void>((resolve) => {
         const req = https.request(new URL(`${CM}?watch=1&resourceVersion=${revision}&allowWatchBookmarks=false`, this.replica.url), { agent: false, ...this.replica.tls }, (res) => {
           let buffer = '';
@@ -707,8 +713,11 @@ class Load {
               const line = buffer.slice(0, nl);
               buffer = buffer.slice(nl + 1);
               if (!line.trim()) continue;
-              const event = JSON.parse(line) as { type: string; object: { metadata: { name: string; resourceVersion: string } } };
-              if (event.type === 'ERROR') continue;
+              const event = JSON.parse(line) as { type: string; object: { code?: number; metadata: { name: string; resourceVersion: string } } };
+              if (event.type === 'ERROR') {
+                if (event.object.code === 410) expired = true;
+                continue;
+              }
               revision = event.object.metadata.resourceVersion;
               if (event.type === 'ADDED') this.figures.watch.events.push({ name: event.object.metadata.name, revision: Number(revision), at: Date.now() });
             }
@@ -720,6 +729,14 @@ class Load {
         this.stopWatch = () => req.destroy();
         req.end();
       });
+      if (expired && this.running) {
+        const list = await request(this.replica, 'GET', CM);
+        if (list.status === 200) {
+          this.figures.watch.expired.push(Date.now());
+          for (const item of list.body.items as Array<{ metadata: { name: string } }>) this.figures.watch.listed.add(item.metadata.name);
+          revision = list.body.metadata.resourceVersion;
+        }
+      }
       if (this.running) await sleep(500);
     }
   }
@@ -898,11 +915,15 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
       if (e.revision <= last) outOfOrder++;
       last = e.revision;
     }
-    const missed = acknowledged.filter((a) => !seen.has(a.name));
+    const missed = acknowledged.filter((a) => !seen.has(a.name) && !load.figures.watch.listed.has(a.name));
     const duplicated = [...seen.values()].filter((n) => n > 1).length;
     // Delivered, yet not in the database: a write the watch saw that a failover then discarded.
-    const discarded = load.figures.watch.events.filter((e) => !stored.has(e.name) && !e.name.endsWith('-barrier'));
-    return { connections: load.figures.watch.connections, events: load.figures.watch.events.length, missed, duplicated, outOfOrder, discarded };
+    // One the server took back with 410 Expired (the client listed again after it) is retracted, not wrong.
+    const lastExpired = Math.max(0, ...load.figures.watch.expired);
+    const phantoms = load.figures.watch.events.filter((e) => !stored.has(e.name) && !e.name.endsWith('-barrier'));
+    const discarded = phantoms.filter((e) => e.at > lastExpired);
+    const retracted = phantoms.length - discarded.length;
+    return { connections: load.figures.watch.connections, events: load.figures.watch.events.length, missed, duplicated, outOfOrder, discarded, retracted, expired: load.figures.watch.expired.length };
   });
   /** "name (revision r, 1.2 s after kill 2)": where in the run a watch's miss or extra event fell. */
   const placed = (e: { name: string; revision: number; at: number }) => {
@@ -958,7 +979,7 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
   for (const [i, w] of watchFigures.entries()) {
     console.log(
       `  watch on ${replicas[i].name}: ${w.connections} connection(s), ${w.events} events, missed ${w.missed.length}, duplicated ${w.duplicated}, out of order ${w.outOfOrder}, ` +
-        `delivered but not stored ${w.discarded.length}` +
+        `delivered but not stored ${w.discarded.length}, taken back by 410 Expired ${w.retracted} (${w.expired} relist(s))` +
         (w.missed.length ? `; missed ${w.missed.slice(0, 5).map(placed).join(', ')}` : '') +
         (w.discarded.length ? `; not stored ${w.discarded.slice(0, 5).map(placed).join(', ')}` : ''),
     );
