@@ -154,6 +154,35 @@ const step = fc.oneof(
   fc.constant({ op: 'poll' as const }),
 );
 
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+/** Applies one step of the schedule to the shared log and the feed. */
+function applyStep(shared: SharedLog, feed: ChangeFeed, s: Step): void {
+  switch (s.op) {
+    case 'take':
+      shared.take(s.writer);
+      break;
+    case 'commit':
+      shared.commit();
+      break;
+    case 'rollBack':
+      shared.rollBack();
+      break;
+    case 'deliver':
+      shared.deliver(s.index, s.drop, s.twice);
+      break;
+    case 'answerRead':
+      if (shared.reads.length) shared.answer(shared.reads.splice(s.index % shared.reads.length, 1)[0], s.fail);
+      break;
+    case 'reconnect':
+      shared.wake('');
+      break;
+    case 'poll':
+      void feed.poke();
+      break;
+  }
+}
+
 /** Lets promise chains the last step started run on (the feed's pump awaits its reads). */
 const settle = async () => {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -186,29 +215,7 @@ describe('the change feed under concurrent writers, failovers, dropped connectio
         feed.subscribe(feed.headRevision(), { next: (changes) => handed.push(...changes.map((c) => c.revision)), end: (err) => ended.push(err) });
         try {
           for (const s of schedule) {
-            switch (s.op) {
-              case 'take':
-                shared.take(s.writer);
-                break;
-              case 'commit':
-                shared.commit();
-                break;
-              case 'rollBack':
-                shared.rollBack();
-                break;
-              case 'deliver':
-                shared.deliver(s.index, s.drop, s.twice);
-                break;
-              case 'answerRead':
-                if (shared.reads.length) shared.answer(shared.reads.splice(s.index % shared.reads.length, 1)[0], s.fail);
-                break;
-              case 'reconnect':
-                shared.wake('');
-                break;
-              case 'poll':
-                void feed.poke();
-                break;
-            }
+            applyStep(shared, feed, s);
             await settle();
             // At every moment: a prefix of the log, in order, each once.
             expect(handed).toEqual(shared.log.slice(0, handed.length).map((c) => c.revision));
@@ -329,27 +336,6 @@ describe('the change feed when a failover loses late commits and reassigns their
         try {
           for (const s of schedule) {
             switch (s.op) {
-              case 'take':
-                shared.take(s.writer);
-                break;
-              case 'commit':
-                shared.commit();
-                break;
-              case 'rollBack':
-                shared.rollBack();
-                break;
-              case 'deliver':
-                shared.deliver(s.index, s.drop, s.twice);
-                break;
-              case 'answerRead':
-                if (shared.reads.length) shared.answer(shared.reads.splice(s.index % shared.reads.length, 1)[0], s.fail);
-                break;
-              case 'reconnect':
-                shared.wake('');
-                break;
-              case 'poll':
-                void feed.poke();
-                break;
               case 'failover':
                 shared.failover(s.lost);
                 break;
@@ -357,6 +343,8 @@ describe('the change feed when a failover loses late commits and reassigns their
                 // The client of an ended watch lists again (at the store's revision) and watches from there.
                 if (watches[watches.length - 1].closed) watches.push(new ModelWatch(feed, String(shared.log.length)));
                 break;
+              default:
+                applyStep(shared, feed, s);
             }
             await settle();
             // Every watch, at every moment: revisions one after another from where it began, each once.
