@@ -30,7 +30,8 @@ import { freePort, sleep } from './probed-process';
  * missing, and the harness stops there) and PostgreSQL's server programs. BENCH_FAILOVER_RUNS
  * picks runs (haproxy,multi-host,pgbouncer-session,pgbouncer-transaction), BENCH_FAILOVER_CYCLES
  * the kills per run (3), BENCH_FAILOVER_NODES the PostgreSQL nodes (2), BENCH_FAILOVER_STRICT=1
- * synchronous_mode_strict (with two nodes every write then waits for a lost node to rejoin).
+ * synchronous_mode_strict (with two nodes every write then waits for a lost node to rejoin);
+ * BENCH_FAILOVER_KEEP=1 keeps the work directory (every process's log) and names it.
  */
 
 const NAMESPACE = 'failover';
@@ -602,6 +603,8 @@ interface Outcome {
   ended: number;
   ok: boolean;
   status: number;
+  /** A refused write's Status message: what the harness prints when a replica never writes again. */
+  message?: string;
 }
 
 interface ReplicaFigures {
@@ -634,6 +637,10 @@ class Load {
 
   constructor(private readonly replica: Replica) {}
 
+  get name(): string {
+    return this.replica.name;
+  }
+
   async start(fromRevision: string): Promise<void> {
     this.loops.push(this.watch(fromRevision));
     for (let w = 0; w < WRITERS_PER_REPLICA; w++) this.loops.push(this.writer(w));
@@ -655,7 +662,7 @@ class Load {
       const name = `${this.replica.name}-w${w}-${i}`;
       const res = await request(this.replica, 'POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { i: String(i) } });
       count(this.figures.statuses, res.status);
-      this.figures.writes.push({ started: res.started, ended: res.ended, ok: res.status === 201, status: res.status });
+      this.figures.writes.push({ started: res.started, ended: res.ended, ok: res.status === 201, status: res.status, message: res.status === 201 ? undefined : String(res.body?.message ?? '') });
       if (res.status === 201) this.figures.acknowledged.push({ name, revision: Number(res.body.metadata.resourceVersion), at: res.ended });
       else await sleep(RETRY_PAUSE_MS);
     }
@@ -849,7 +856,13 @@ async function runOnce(run: RunName, cluster: Cluster, work: string, cycles: num
       timeline.mark(`${node.name}'s Patroni started again`);
     }
     await cluster.waitWhole(180_000);
-    await waitFor('writes on every replica', async () => loads.every((load) => load.figures.writes.some((w) => w.started > killedAt && w.ok)), 120_000);
+    await waitFor('writes on every replica', async () => loads.every((load) => load.figures.writes.some((w) => w.started > killedAt && w.ok)), 120_000).catch((err: Error) => {
+      for (const load of loads) {
+        const last = load.figures.writes.slice(-3).map((w) => `${w.status} ${w.message ?? ''}`.trim());
+        console.log(`    ${load.name}: last writes ${last.join(' | ') || 'none'}`);
+      }
+      throw err;
+    });
     await timeline.stop();
     const backAt = loads.map((load) => load.figures.writes.find((w) => w.started > killedAt && w.ok)!.ended);
     cycleResults.push({ kind, killedAt, backAt });
@@ -1031,7 +1044,8 @@ export async function runFailoverBench(): Promise<void> {
     for (const bouncer of bouncers.values()) await bouncer.stop();
     await cluster.stop();
     for (const service of [...services]) await service.stop();
-    if (existsSync(work)) rmSync(work, { recursive: true, force: true });
+    if (process.env.BENCH_FAILOVER_KEEP === '1') console.log(`failover: logs kept in ${work}`);
+    else if (existsSync(work)) rmSync(work, { recursive: true, force: true });
   }
   console.log(`\nfailover: ${results.map(([run, ok]) => `${run} ${ok ? 'met every goal' : 'missed goals'}`).join('; ')}`);
 }
