@@ -9,6 +9,7 @@ import { CurrentRevision, revisionReadWithin } from './mvcc/current-revision';
 import { ChangeNotifier } from './engine/change-notifier';
 import { Compactor } from './mvcc/compactor';
 import { Database, POLLED_CHANGE_LOG_MS } from './engine/database';
+import { serverInstance } from './engine/session-features';
 import { serverStore } from './mvcc/mvcc-store';
 import { OBJECT_STORE, ObjectStore, SERVING_STORE } from './mvcc/object-store';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
@@ -128,7 +129,12 @@ export class StorageModule {
                   complete: db.engine === 'pglite',
                   guardPollIntervalMs: POSTGRES_GUARD_POLL_MS,
                 }
-              : { subscribe: async () => async () => undefined, guardPollIntervalMs: POLLED_CHANGE_LOG_MS },
+              : {
+                  subscribe: async () => async () => undefined,
+                  guardPollIntervalMs: POLLED_CHANGE_LOG_MS,
+                  // No listener reconnects to tell of a failover: each poll asks which server answers.
+                  serverInstance: () => serverInstance(db.sql),
+                },
           inject: [CHANGE_NOTIFIER, DATABASE],
         },
         {

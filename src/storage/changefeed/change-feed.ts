@@ -19,6 +19,13 @@ export interface WakeupSource {
    * guard, instead of every `pollIntervalMs`.
    */
   readonly guardPollIntervalMs?: number;
+  /**
+   * Which database server answers now (a PostgreSQL postmaster: its address and start time),
+   * read at each poll. Where no listener reconnects after a failover (NOTIFYs cannot arrive
+   * behind a pooler in transaction mode), a new answer is how the feed learns its reads may
+   * come from another server, whose log may lack commits it delivered.
+   */
+  serverInstance?(): Promise<string>;
 }
 
 /**
@@ -166,6 +173,9 @@ export class ChangeFeed {
   private rewrites = 0;
   /** When the last checks began (Date.now()), newest last: a list shortly before one may hold lost commits. */
   private recheckStarts: number[] = [];
+  /** The server the last poll found answering (see WakeupSource.serverInstance); null before the first. */
+  private serverInstance: string | null = null;
+  private readingServerInstance = false;
   /** The informer-sync check's name for the feed. */
   readonly name = 'change-feed';
 
@@ -180,13 +190,36 @@ export class ChangeFeed {
   async start(): Promise<void> {
     // Listening before the head is read: a write committing meanwhile is either below it or taken.
     this.removeCommitListener = this.store.addCommitListener?.(this.localCommits) ?? null;
+    // Before the head: a server change after this read is a change from the one the head came from.
+    this.serverInstance = (await this.wakeups?.serverInstance?.().catch(() => null)) ?? null;
     this.head = BigInt(await this.store.currentRevision());
     this.takePending();
     if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe((revision) => this.onWake(revision));
     this.started = true;
     if (this.wakeups?.complete) return;
-    this.timer = setInterval(() => this.poke(), this.wakeups?.guardPollIntervalMs ?? this.options.pollIntervalMs);
+    this.timer = setInterval(() => void this.poll(), this.wakeups?.guardPollIntervalMs ?? this.options.pollIntervalMs);
     this.timer.unref();
+  }
+
+  /** A poll: reads the log, after asking which server answers when the wake-ups can tell (a new one is suspected first). */
+  private async poll(): Promise<void> {
+    const ask = this.wakeups?.serverInstance;
+    if (ask && !this.readingServerInstance) {
+      this.readingServerInstance = true;
+      try {
+        const now = await ask.call(this.wakeups);
+        if (this.serverInstance !== null && now !== this.serverInstance && !this.stopped) {
+          this.logger.warn(`the store is answered by another server now (${now}, was ${this.serverInstance}): checking the changes delivered lately`);
+          this.suspect();
+        }
+        this.serverInstance = now;
+      } catch {
+        // No answer: the log read fails too, and a failed read is suspected by itself.
+      } finally {
+        this.readingServerInstance = false;
+      }
+    }
+    await this.poke();
   }
 
   isStarted(): boolean {

@@ -76,3 +76,15 @@ async function locksHold(holder: Client, open: () => Promise<Client>, token: str
     await other.end().catch(() => undefined);
   }
 }
+
+/**
+ * Which PostgreSQL server a statement on `sql` reached: the address it accepted the connection
+ * on and its postmaster's start time (a restarted or promoted server answers differently; its
+ * standby shares the system identifier, so that would not tell).
+ */
+export async function serverInstance(sql: SqlSession): Promise<string> {
+  const [row] = await sql.query<{ instance: string }>(
+    `SELECT coalesce(host(inet_server_addr()), 'local') || ':' || coalesce(inet_server_port()::text, '-') || ' started ' || pg_postmaster_start_time()::text AS instance`,
+  );
+  return row.instance;
+}

@@ -2,6 +2,7 @@ import { findProgram, PgBouncer, PoolMode, postgresInstancesUnavailable, startPg
 import { freePort } from '../../../bench/probed-process';
 import { ClusterRoleAggregationController } from '../../../src/rbac/aggregation/clusterrole-aggregation-controller';
 import { Database } from '../../../src/storage/engine/database';
+import { serverInstance } from '../../../src/storage/engine/session-features';
 import { DATABASE } from '../../../src/storage/storage.module';
 import { eventually } from '../../support/eventually';
 import { createScratchDatabase, describeWithPostgres } from '../../support/postgres';
@@ -47,6 +48,14 @@ describeWithPostgres('behind PgBouncer', (pgUrl) => {
           mode === 'session' ? { listen: true, advisoryLocks: true } : { listen: false, advisoryLocks: false },
         );
       }
+    });
+
+    it('can tell which PostgreSQL server answers (how a polling feed notices a failover)', async () => {
+      const target = new URL(pgUrl);
+      const answered = await serverInstance(servers[0].running.app.get<Database>(DATABASE).sql);
+      // Through PgBouncer, still the server behind it: its port and its postmaster's start.
+      expect(answered).toMatch(new RegExp(`:${target.port || 5432} started \\d{4}-\\d{2}-\\d{2} `));
+      expect(await serverInstance(servers[1].running.app.get<Database>(DATABASE).sql)).toBe(answered);
     });
 
     it("sees the other replica's writes on its watches, in order, each once", async () => {
