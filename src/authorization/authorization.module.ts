@@ -6,6 +6,7 @@ import { BindingUsageRecorder } from './binding-usage-recorder';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
 import { CurrentRevision } from '../storage/mvcc/current-revision';
 import { DecisionConsistency } from './decision-consistency';
+import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
 
 const bindingUsageRecorder = {
   provide: BindingUsageRecorder,
@@ -21,11 +22,12 @@ const bindingUsageRecorder = {
 const decisionConsistency = {
   provide: DecisionConsistency,
   // Without a store (unit tests of the chain) decisions have nothing to wait for.
-  useFactory: (revision: CurrentRevision | undefined, options?: ServerOptions) =>
-    revision ? new DecisionConsistency(revision, options?.consistentAuthorization ?? true) : null,
+  useFactory: (revision: CurrentRevision | undefined, options?: ServerOptions, feed?: ChangeFeedService) =>
+    revision ? new DecisionConsistency(revision, options?.consistentAuthorization ?? true, undefined, feed ? () => feed.hasSynced() : undefined) : null,
   inject: [
     { token: CurrentRevision, optional: true },
     { token: SERVER_OPTIONS, optional: true },
+    { token: ChangeFeedService, optional: true },
   ],
 };
 

@@ -28,7 +28,9 @@ export const DECISION_CONSISTENCY_TIMEOUT_MS = 3000;
  *
  * While the store cannot be read at all no write can be acknowledged either, so decisions
  * go on from the state as it is (an outage must not stop authorization: DESIGN's
- * "decisions keep being served from memory"); the metric counts them.
+ * "decisions keep being served from memory"); the metric counts them. The same holds for a
+ * decision whose revision was read just before the store went away: when its wait runs out
+ * while the change feed cannot read the store either, it is decided from the state as it is.
  */
 export class DecisionConsistency {
   private readonly logger = new Logger('DecisionConsistency');
@@ -39,6 +41,8 @@ export class DecisionConsistency {
     /** `--consistent-authorization`: whether every decision waits (escalation checks always do). */
     readonly everyDecision: boolean,
     private readonly timeoutMs = DECISION_CONSISTENCY_TIMEOUT_MS,
+    /** Whether the change feed reads the store now (false while its reads fail: an outage, a failover). */
+    private readonly storeFollowed: () => boolean = () => true,
   ) {}
 
   /**
@@ -73,6 +77,8 @@ export class DecisionConsistency {
       const left = this.timeoutMs - (performance.now() - started);
       if (state.appliedRevision() >= revision) continue;
       if (left <= 0 || !(await state.waitForRevision(revision, left))) {
+        // The store went away after its revision was read: as when it cannot be read at all.
+        if (!this.storeFollowed()) return this.storeAway('the change feed cannot read it');
         recordDecisionConsistencyWait('timeout', (performance.now() - started) / 1000);
         throw new StatusError(
           503,
@@ -96,9 +102,13 @@ export class DecisionConsistency {
   private readFailed(err: unknown): void {
     const failure = storageFailureOf(err);
     if (failure !== 'unavailable' && failure !== 'timeout') throw err;
+    this.storeAway(`its revision cannot be read: ${(err as Error).message}`);
+  }
+
+  private storeAway(why: string): void {
     recordDecisionConsistencyWait('store-unavailable', 0);
     if (this.unreadable) return;
     this.unreadable = true;
-    this.logger.warn(`the store revision cannot be read (${(err as Error).message}): deciding from the indexes as they are until it can`);
+    this.logger.warn(`the store is away (${why}): deciding from the indexes as they are until its revision can be read`);
   }
 }

@@ -133,6 +133,18 @@ describe('DecisionConsistency', () => {
     await expect(Promise.resolve(consistency.ensure([followingState(1n)]))).resolves.toBeUndefined();
   });
 
+  it('a revision read just before the store went away: past the bound, decided from the state if the feed cannot read the store either', async () => {
+    let feedReads = true;
+    const consistency = new DecisionConsistency(new CurrentRevision(() => Promise.resolve('9')), true, 50, () => feedReads);
+    // The feed still reads the store: the state is behind for another reason, refused.
+    await expect(Promise.resolve(consistency.ensure([followingState(3n)]))).rejects.toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    // The store went away (a failover): nothing newer can be acknowledged until it is back.
+    feedReads = false;
+    const behind = followingState(3n);
+    await expect(Promise.resolve(consistency.ensure([behind]))).resolves.toBeUndefined();
+    expect(behind.waiting()).toBe(0);
+  });
+
   it('any other failure of the read is not hidden', async () => {
     const consistency = new DecisionConsistency(new CurrentRevision(() => Promise.reject(new Error('syntax error'))), true);
     await expect(Promise.resolve(consistency.ensure([followingState(1n)]))).rejects.toThrow('syntax error');
