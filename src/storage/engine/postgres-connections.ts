@@ -213,6 +213,13 @@ export class PostgresConnections {
       constructor(config: ClientConfig = {}) {
         // The host is set at connect; the URL given here only carries user, database and options.
         super({ ...connections.baseConfig, ...config, connectionString: placeholder });
+        // node-postgres emits a session's failure as an 'error' event even when no statement is
+        // running (a server that dies sends every session a FATAL message): with no listener
+        // that would end the process. Its users listen while they hold it; in between (being
+        // closed, checked for its role, handed over) this one notes it. Its statements fail anyway.
+        this.on('error', (err: Error) => {
+          if (this.listenerCount('error') === 1) connections.logger.warn(`a PostgreSQL session failed while unused: ${err.message}`);
+        });
       }
 
       connect(): Promise<Client>;
