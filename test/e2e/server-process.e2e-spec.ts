@@ -230,11 +230,14 @@ describe('the server process with a bad flag or configuration file', () => {
   }
 
   it('names an unknown flag and a bad value in kube\'s words', async () => {
-    await refused(['--no-such-flag'], 'unknown flag: --no-such-flag');
-    await refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook, Guardrail');
-    await refused(['--feature-gates=NoSuchGate=true'], 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate');
-    await refused(['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"');
-    await refused(['--embedded-fsync=maybe'], 'invalid argument "maybe" for "--embedded-fsync" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    // Each refusal is its own process: started together, they take the time of the slowest.
+    await Promise.all([
+      refused(['--no-such-flag'], 'unknown flag: --no-such-flag'),
+      refused(['--authorization-mode=Sometimes'], 'invalid argument "Sometimes" for "--authorization-mode" flag: unknown authorization mode "Sometimes"; supported modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook, Guardrail'),
+      refused(['--feature-gates=NoSuchGate=true'], 'invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate'),
+      refused(['--history-window=soon'], 'invalid argument "soon" for "--history-window" flag: time: invalid duration "soon"'),
+      refused(['--embedded-fsync=maybe'], 'invalid argument "maybe" for "--embedded-fsync" flag: strconv.ParseBool: parsing "maybe": invalid syntax'),
+    ]);
   });
 
   it('refuses a port in use before setting up the store', async () => {
@@ -242,40 +245,48 @@ describe('the server process with a bad flag or configuration file', () => {
   });
 
   it('refuses a bind address that does not resolve or is not this host\'s', async () => {
-    await refused(['--bind-address=no-such-host.invalid'], '--bind-address: cannot resolve "no-such-host.invalid": ENOTFOUND');
-    await refused(['--bind-address=192.0.2.1'], "--bind-address: failed to listen on 192.0.2.1:0: the address is not one of this host's");
+    await Promise.all([
+      refused(['--bind-address=no-such-host.invalid'], '--bind-address: cannot resolve "no-such-host.invalid": ENOTFOUND'),
+      refused(['--bind-address=192.0.2.1'], "--bind-address: failed to listen on 192.0.2.1:0: the address is not one of this host's"),
+    ]);
   });
 
   it('refuses a garbage --client-ca-file and bad TLS files', async () => {
     const garbage = file('garbage.pem', 'not a certificate\n');
-    await refused([`--client-ca-file=${garbage}`], `--client-ca-file: unable to load client CA file "${garbage}": data does not contain any valid RSA or ECDSA certificates`);
     const missing = join(dir, 'missing.pem');
-    await refused([`--client-ca-file=${missing}`], `--client-ca-file: unable to load client CA file "${missing}": open ${missing}: no such file or directory`);
     const ca = createCertificateAuthority();
     const serving = issueServingCertificate(ca.certPem, ca.keyPem, '127.0.0.1');
     const cert = file('serving.crt', serving.certPem);
     const key = file('serving.key', serving.keyPem);
     const otherKey = file('other.key', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-    await refused([`--tls-cert-file=${garbage}`, `--tls-private-key-file=${key}`], `--tls-cert-file: unable to load server certificate from "${garbage}": tls: failed to find any PEM data in certificate input`);
-    await refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${garbage}`], `--tls-private-key-file: unable to load server private key from "${garbage}": tls: failed to find any PEM data in key input`);
-    await refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${otherKey}`], `--tls-private-key-file: unable to load server private key from "${otherKey}": tls: private key does not match public key`);
+    await Promise.all([
+      refused([`--client-ca-file=${garbage}`], `--client-ca-file: unable to load client CA file "${garbage}": data does not contain any valid RSA or ECDSA certificates`),
+      refused([`--client-ca-file=${missing}`], `--client-ca-file: unable to load client CA file "${missing}": open ${missing}: no such file or directory`),
+      refused([`--tls-cert-file=${garbage}`, `--tls-private-key-file=${key}`], `--tls-cert-file: unable to load server certificate from "${garbage}": tls: failed to find any PEM data in certificate input`),
+      refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${garbage}`], `--tls-private-key-file: unable to load server private key from "${garbage}": tls: failed to find any PEM data in key input`),
+      refused([`--tls-cert-file=${cert}`, `--tls-private-key-file=${otherKey}`], `--tls-private-key-file: unable to load server private key from "${otherKey}": tls: private key does not match public key`),
+    ]);
   });
 
   it('refuses an unreadable or malformed token file', async () => {
     const missing = join(dir, 'no-tokens.csv');
-    await refused([`--token-auth-file=${missing}`], `--token-auth-file: open ${missing}: no such file or directory`);
     const short = file('short.csv', 'token-only,alice\n');
-    await refused([`--token-auth-file=${short}`], `--token-auth-file: token file '${short}' must have at least 3 columns (token, user name, user uid), found 2`);
+    await Promise.all([
+      refused([`--token-auth-file=${missing}`], `--token-auth-file: open ${missing}: no such file or directory`),
+      refused([`--token-auth-file=${short}`], `--token-auth-file: token file '${short}' must have at least 3 columns (token, user name, user uid), found 2`),
+    ]);
   });
 
   it('refuses an unreachable --database-url, naming the host and never the password', async () => {
     const port = await closedPort();
-    const stderr = await refused(
-      [`--database-url=postgres://platform:s3cret-Passw0rd@127.0.0.1:${port}/authz`],
-      `--database-url: cannot connect to PostgreSQL at 127.0.0.1:${port}/authz: connect ECONNREFUSED 127.0.0.1:${port}`,
-    );
+    const [stderr] = await Promise.all([
+      refused(
+        [`--database-url=postgres://platform:s3cret-Passw0rd@127.0.0.1:${port}/authz`],
+        `--database-url: cannot connect to PostgreSQL at 127.0.0.1:${port}/authz: connect ECONNREFUSED 127.0.0.1:${port}`,
+      ),
+      refused(['--database-url=mysql://platform:s3cret-Passw0rd@db/authz'], '--database-url: unsupported scheme "mysql"; expected postgres://user:password@host:port/database'),
+    ]);
     expect(stderr).not.toContain('s3cret-Passw0rd');
-    await refused(['--database-url=mysql://platform:s3cret-Passw0rd@db/authz'], '--database-url: unsupported scheme "mysql"; expected postgres://user:password@host:port/database');
   });
 
   it('refuses a bad authentication configuration, and the OIDC flags next to one', async () => {
@@ -283,19 +294,18 @@ describe('the server process with a bad flag or configuration file', () => {
       'authn.yaml',
       ['apiVersion: apiserver.config.platform.io/v1', 'kind: AuthenticationConfiguration', 'jwt:', '- issuer: {url: "http://idp.example", audiences: [a]}', '  claimMappings: {username: {claim: sub}}', ''].join('\n'),
     );
-    await refused(
-      [`--authentication-config=${authn}`],
-      '--authentication-config: [jwt[0].issuer.url: Invalid value: "http://idp.example": URL scheme must be https, jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]',
-    );
-    await refused([`--authentication-config=${authn}`, '--oidc-issuer-url=https://idp.example'], 'authentication-config file and oidc-* flags are mutually exclusive');
-    await refused(['--oidc-issuer-url=https://idp.example', '--oidc-client-id=platform', '--oidc-signing-algs=HS256'], 'invalid argument "HS256" for "--oidc-signing-algs" flag: oidc: unsupported signing alg: HS256');
+    await Promise.all([
+      refused(
+        [`--authentication-config=${authn}`],
+        '--authentication-config: [jwt[0].issuer.url: Invalid value: "http://idp.example": URL scheme must be https, jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]',
+      ),
+      refused([`--authentication-config=${authn}`, '--oidc-issuer-url=https://idp.example'], 'authentication-config file and oidc-* flags are mutually exclusive'),
+      refused(['--oidc-issuer-url=https://idp.example', '--oidc-client-id=platform', '--oidc-signing-algs=HS256'], 'invalid argument "HS256" for "--oidc-signing-algs" flag: oidc: unsupported signing alg: HS256'),
+    ]);
   });
 
   it('refuses bad authorization files: configuration, webhook kubeconfig, ABAC policy', async () => {
     const notYaml = file('authz.yaml', '{ not: [valid');
-    const config = await start([`--authorization-config=${notYaml}`]);
-    expect({ code: config.code, stdout: config.stdout, dataDirLeft: config.dataDirLeft }).toEqual({ code: 1, stdout: '', dataDirLeft: false });
-    expect(config.stderr).toMatch(/^error: --authorization-config: failed to load AuthorizationConfiguration from file: [^\n]+\n$/);
     const noServer = file('no-server.kubeconfig', 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {}}]\n');
     const webhookConfig = file(
       'webhook-authz.yaml',
@@ -314,18 +324,23 @@ describe('the server process with a bad flag or configuration file', () => {
         '',
       ].join('\n'),
     );
-    await refused([`--authorization-config=${webhookConfig}`], '--authorization-config: invalid configuration: no server found for cluster "c"');
     const missing = join(dir, 'missing.kubeconfig');
-    await refused(
-      ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${missing}`],
-      `--authorization-webhook-config-file: invalid configuration: cannot load kubeconfig ${missing}: open ${missing}: no such file or directory`,
-    );
-    await refused(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${noServer}`], '--authorization-webhook-config-file: invalid configuration: no server found for cluster "c"');
     const policy = file('policy.jsonl', '{"user": "alice", "readonly": "yes"}\n');
-    await refused(
-      ['--authorization-mode=ABAC', `--authorization-policy-file=${policy}`],
-      `--authorization-policy-file: error reading policy file ${policy}, line 1: {"user": "alice", "readonly": "yes"}: readonly: expected a boolean, got string`,
-    );
+    const [config] = await Promise.all([
+      start([`--authorization-config=${notYaml}`]),
+      refused([`--authorization-config=${webhookConfig}`], '--authorization-config: invalid configuration: no server found for cluster "c"'),
+      refused(
+        ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${missing}`],
+        `--authorization-webhook-config-file: invalid configuration: cannot load kubeconfig ${missing}: open ${missing}: no such file or directory`,
+      ),
+      refused(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${noServer}`], '--authorization-webhook-config-file: invalid configuration: no server found for cluster "c"'),
+      refused(
+        ['--authorization-mode=ABAC', `--authorization-policy-file=${policy}`],
+        `--authorization-policy-file: error reading policy file ${policy}, line 1: {"user": "alice", "readonly": "yes"}: readonly: expected a boolean, got string`,
+      ),
+    ]);
+    expect({ code: config.code, stdout: config.stdout, dataDirLeft: config.dataDirLeft }).toEqual({ code: 1, stdout: '', dataDirLeft: false });
+    expect(config.stderr).toMatch(/^error: --authorization-config: failed to load AuthorizationConfiguration from file: [^\n]+\n$/);
   });
 
   it('refuses a --data-dir that is a file', async () => {
