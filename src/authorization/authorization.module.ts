@@ -4,7 +4,7 @@ import { AuthorizerChain } from './authorizer-chain';
 import { AuthorizerFactories } from './authorizer-factories';
 import { BindingUsageRecorder } from './binding-usage-recorder';
 import { SERVER_OPTIONS, ServerOptions } from '../config/options';
-import { CurrentRevision } from '../storage/mvcc/current-revision';
+import { CurrentRevision, REVISION_READ_TIMEOUT_MS } from '../storage/mvcc/current-revision';
 import { DecisionConsistency } from './decision-consistency';
 import { ChangeFeedService } from '../storage/changefeed/change-feed.service';
 
@@ -23,7 +23,7 @@ const decisionConsistency = {
   provide: DecisionConsistency,
   // Without a store (unit tests of the chain) decisions have nothing to wait for.
   useFactory: (revision: CurrentRevision | undefined, options?: ServerOptions, feed?: ChangeFeedService) =>
-    revision ? new DecisionConsistency(revision, options?.consistentAuthorization ?? true, undefined, feed ? () => feed.hasSynced() : undefined) : null,
+    revision ? new DecisionConsistency(revision, options?.consistentAuthorization ?? true, undefined, feed ? () => feed.readsAnswered(REVISION_READ_TIMEOUT_MS) : undefined) : null,
   inject: [
     { token: CurrentRevision, optional: true },
     { token: SERVER_OPTIONS, optional: true },

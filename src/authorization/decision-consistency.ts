@@ -41,7 +41,7 @@ export class DecisionConsistency {
     /** `--consistent-authorization`: whether every decision waits (escalation checks always do). */
     readonly everyDecision: boolean,
     private readonly timeoutMs = DECISION_CONSISTENCY_TIMEOUT_MS,
-    /** Whether the change feed reads the store now (false while its reads fail: an outage, a failover). */
+    /** Whether the store answers the change feed now (false while its reads fail or hang: an outage, a failover). */
     private readonly storeFollowed: () => boolean = () => true,
   ) {}
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_WATCH_CACHE_SIZE_BYTES } from '../../config/options';
 import { Change, LocalCommitListener, ObjectStore, RevisionCompactedError } from '../mvcc/object-store';
@@ -163,6 +164,8 @@ export class ChangeFeed {
   private started = false;
   /** False from a failed read of the log until the next one succeeds (a store outage). */
   private following = true;
+  /** When the read of the log under way began (performance.now()), null between reads: a read a pooler holds neither fails nor answers. */
+  private readingSince: number | null = null;
   /** The connection may have moved to another server: what was delivered lately is checked before anything newer. */
   private recheck = false;
   /** Counts the reasons to check; one that comes during a check calls for another. */
@@ -229,6 +232,25 @@ export class ChangeFeed {
   /** Started and reading the log (false while the store does not answer). */
   hasSynced(): boolean {
     return this.started && this.following;
+  }
+
+  /**
+   * Whether the store answers this feed now: its last read did not fail, and none has been
+   * waiting longer than `withinMs` (behind a pooler, a read while there is no primary is held,
+   * not refused).
+   */
+  readsAnswered(withinMs: number): boolean {
+    return this.hasSynced() && (this.readingSince === null || performance.now() - this.readingSince <= withinMs);
+  }
+
+  /** A read of the log, timed for readsAnswered. */
+  private async readLog(after: string): Promise<Change[]> {
+    this.readingSince = performance.now();
+    try {
+      return await this.store.changesSince(after, this.options.batchSize, this.options.batchBytes);
+    } finally {
+      this.readingSince = null;
+    }
   }
 
   async stop(): Promise<void> {
@@ -392,7 +414,7 @@ export class ChangeFeed {
         this.takePending();
       }
       for (;;) {
-        const batch = await this.store.changesSince(this.head.toString(), this.options.batchSize, this.options.batchBytes);
+        const batch = await this.readLog(this.head.toString());
         if (!this.following) this.logger.log('reading the change log again');
         this.following = true;
         if (batch.length === 0) return;
@@ -457,7 +479,7 @@ export class ChangeFeed {
     let after = BigInt(delivered[0].revision) - 1n;
     let next = 0;
     while (after < last) {
-      const batch = await this.store.changesSince(after.toString(), this.options.batchSize, this.options.batchBytes);
+      const batch = await this.readLog(after.toString());
       for (const stored of batch) {
         if (BigInt(stored.revision) > last) break;
         if (next >= delivered.length) return stored.revision;
