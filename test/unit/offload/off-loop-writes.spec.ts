@@ -1,0 +1,136 @@
+import { StatusError } from '../../../src/apimachinery/errors';
+import { deepClone } from '../../../src/apimachinery/system-metadata';
+import { KubeObject } from '../../../src/apimachinery/types';
+import { decodeApplyConfiguration } from '../../../src/runtime/apply/apply-request';
+import { ApplyConflicts } from '../../../src/runtime/apply/conflicts';
+import { FieldManager } from '../../../src/runtime/apply/field-manager';
+import { applyOffLoop, copyOfLargeObject, decodeApplyConfigurationOffLoop, decodeObjectRequestOffLoop, isLargeObject, updateManagedFieldsOffLoop } from '../../../src/runtime/offload/offload';
+import { apiVersionOf, ResourceType } from '../../../src/runtime/schema/resource-type';
+import { decodeObjectRequest } from '../../../src/runtime/serializer/object-decoder';
+import { configMapType } from '../../../src/core/kinds/config-map';
+import { roleType } from '../../../src/rbac/kinds/kinds';
+import { bigRole } from '../../../bench/heavy-inputs';
+
+/**
+ * The managed fields of a write of a large object are computed on a codec thread; they are
+ * the ones the event loop computes (entry times aside, which are the moment of the write),
+ * and an apply's result and its 409 conflicts are the same too.
+ */
+const KEYS = 3000;
+const RULES = 2000;
+
+const configMap = (value: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'big', ...extra },
+  data: Object.fromEntries(Array.from({ length: KEYS }, (_, i) => [`key-${i}`, `${value}-${i}`])),
+});
+
+/** The copy of a decoded body the generic storage writes: its TypeMeta and namespace set, the rest as decoded. */
+function storageCopy(type: ResourceType, body: Record<string, unknown>): KubeObject {
+  const obj = { ...body } as KubeObject;
+  obj.apiVersion = apiVersionOf(type);
+  obj.kind = type.kind;
+  obj.metadata = { ...(obj.metadata as KubeObject['metadata']), namespace: 'default' };
+  return obj;
+}
+
+/** managedFields with each entry's time (the moment of the write) replaced by whether it has one. */
+function withoutTimes(obj: KubeObject): KubeObject {
+  const copy = deepClone(obj);
+  for (const entry of copy.metadata.managedFields ?? []) if (entry.time !== undefined) entry.time = 'set';
+  return copy;
+}
+
+const outcome = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ error: err instanceof StatusError ? [err.code, err.reason, err.message, err.details] : err }),
+  );
+
+/** What FieldManager.update makes of `body` over `live`, on the event loop and on a codec thread. */
+async function updateBothWays(type: ResourceType, body: Record<string, unknown>, live: KubeObject | null, manager: string) {
+  const text = Buffer.from(JSON.stringify(body));
+  const decoded = await decodeObjectRequestOffLoop('application/json', text, type, 'Strict');
+  expect(isLargeObject(decoded.object)).toBe(true);
+  const fields = new FieldManager({ apiVersion: apiVersionOf(type), schema: type.schema });
+  const onLoop = storageCopy(type, decodeObjectRequest('application/json', text, type, 'Strict').object);
+  fields.update(live, onLoop, manager);
+  const offLoop = storageCopy(type, decoded.object);
+  await updateManagedFieldsOffLoop(fields, type, { live, next: offLoop, source: decoded.object, manager });
+  return { onLoop, offLoop };
+}
+
+describe('managed fields of large writes, off the event loop', () => {
+  const cmFields = new FieldManager({ apiVersion: 'v1', schema: configMapType.schema });
+  const created = (body: Record<string, unknown>, manager: string) => {
+    const obj = storageCopy(configMapType, deepClone(body));
+    cmFields.update(null, obj, manager);
+    return obj;
+  };
+
+  it('a create, an update over another manager and the managedFields a client sends are recorded as on the event loop', async () => {
+    const live = created(configMap('old'), 'other');
+    const validSent = live.metadata.managedFields;
+    const cases: Array<[string, Record<string, unknown>, KubeObject | null]> = [
+      ['create', configMap('a'), null],
+      ['update', configMap('b'), live],
+      ['update keeping half', { ...configMap('old'), data: { ...configMap('new').data, 'key-1': 'old-1' } }, live],
+      ['reset by an empty entry', configMap('c', { managedFields: [{}] }), live],
+      ['replaced by a valid list', configMap('d', { managedFields: validSent }), null],
+      ['a broken list keeps the live ones', configMap('e', { managedFields: [{ manager: 'x', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: 'not an object' }] }), live],
+    ];
+    for (const [label, body, current] of cases) {
+      const { onLoop, offLoop } = await updateBothWays(configMapType, body, current, 'writer');
+      expect([label, withoutTimes(offLoop)]).toEqual([label, withoutTimes(onLoop)]);
+    }
+  }, 120_000);
+
+  it('a Role of many rules (an atomic list) is recorded as on the event loop', async () => {
+    const { onLoop, offLoop } = await updateBothWays(roleType, bigRole('big', RULES), null, 'kubectl-create');
+    expect(withoutTimes(offLoop)).toEqual(withoutTimes(onLoop));
+    expect(offLoop.metadata.managedFields).toHaveLength(1);
+  }, 60_000);
+
+  it('a retried write starts again from a copy equal to the first', async () => {
+    const decoded = await decodeObjectRequestOffLoop('application/json', Buffer.from(JSON.stringify(configMap('r'))), configMapType, 'Strict');
+    const first = storageCopy(configMapType, decoded.object);
+    const expected = JSON.stringify(first);
+    const copy = await copyOfLargeObject(decoded.object, first);
+    first.metadata.resourceVersion = '9';
+    expect(JSON.stringify(copy)).toBe(expected);
+  });
+
+  it('an apply of a large configuration gives the same object, and the same 409 on conflicts', async () => {
+    const yaml = (value: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: default\ndata:\n` + Array.from({ length: KEYS }, (_, i) => `  key-${i}: ${value}-${i}\n`).join('');
+    const live = created(configMap('old'), 'other');
+    const target = { namespace: 'default', name: 'big' };
+    const cases: Array<[string, KubeObject | null, string, boolean]> = [
+      ['new object', null, 'applier', false],
+      ['conflicts with the other manager', live, 'applier', false],
+      ['forced over the other manager', live, 'applier', true],
+      ['kubectl, no last-applied configuration', live, 'kubectl', false],
+      ['same values as the other manager (shared)', live, 'applier', false],
+    ];
+    for (const [label, current, manager, force] of cases) {
+      const body = Buffer.from(yaml(label.startsWith('same') ? 'old' : 'new'));
+      const decoded = await decodeApplyConfigurationOffLoop(body, configMapType, target, 'Warn');
+      expect('chunks' in decoded).toBe(true);
+      const onLoop = await outcome(
+        (async () => {
+          const { config } = decodeApplyConfiguration(body, configMapType, target, 'Warn');
+          try {
+            return cmFields.apply(current, config, manager, force);
+          } catch (err) {
+            throw err instanceof ApplyConflicts ? err.toStatusError() : err;
+          }
+        })(),
+      );
+      const offLoop = await outcome(applyOffLoop(cmFields, configMapType, { live: current, config: decoded, manager, force }));
+      const normalized = (o: { value?: KubeObject; error?: unknown }) => ('value' in o ? { value: withoutTimes(o.value!) } : o);
+      expect([label, normalized(offLoop)]).toEqual([label, normalized(onLoop)]);
+      if (label.startsWith('conflicts')) expect((offLoop as { error: unknown[] }).error?.[0]).toBe(409);
+    }
+  }, 120_000);
+});
