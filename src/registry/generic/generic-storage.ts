@@ -21,6 +21,7 @@ import {
   decodeApplyConfigurationOffLoop,
   isLargeObject,
   jsonEqualInSlices,
+  looksLarge,
   OffLoopPatch,
   stringifyInSlices,
   updateManagedFieldsOffLoop,
@@ -207,7 +208,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       if (!current && !this.type.strategy.allowCreateOnUpdate) throw errors.notFound(target.groupResource, target.name);
       const next = template ? await copyOfLargeObject(body, template) : deepClone(obj);
       await updateManagedFieldsOffLoop(this.fields, this.type, { live: current?.object ?? null, next, source: body, manager: this.managerOf(opts) });
-      return current ? { update: next, large } : { create: next, large };
+      return current ? { update: next, large: large || looksLarge(current.object) } : { create: next, large };
     });
   }
 
@@ -217,15 +218,16 @@ export class GenericStorage implements Required<ResourceStorage> {
     const parsed = await OffLoopPatch.read(nonApplyPatchType(patch.contentType), patch.body);
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       if (!current) throw errors.notFound(target.groupResource, target.name);
-      // A large patch goes to codec threads with the object's JSON, made once for both.
-      const liveJson = parsed.large ? await stringifyInSlices(current.object) : undefined;
+      // A large patch, or any to a large object, goes to codec threads with the object's JSON, made once for both.
+      const large = parsed.large || looksLarge(current.object);
+      const liveJson = large ? await stringifyInSlices(current.object) : undefined;
       const patched = await parsed.applyTo(this.type, current.object as Record<string, unknown>, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION, liveJson);
       for (const warning of patched.warnings) opts.warn?.(warning);
       const obj = this.decodeObject(patched.object, target);
       await updateManagedFieldsOffLoop(this.fields, this.type, { live: current.object, liveJson, next: obj, source: patched.object, manager: this.managerOf(opts) });
       // A resourceVersion written by the patch is a precondition; otherwise the read one is.
       if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
-      return { update: obj, large: parsed.large };
+      return { update: obj, large };
     });
   }
 
@@ -264,7 +266,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       if (!current) return { create: obj, large };
       // A resourceVersion in the configuration is a precondition; otherwise the read one is.
       if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
-      return { update: obj, large };
+      return { update: obj, large: large || isLargeObject(applied) };
     });
   }
 

@@ -12,10 +12,13 @@ import {
   decodeObjectRequestOffLoop,
   isLargeObject,
   jsonEqualInSlices,
+  looksLarge,
+  OffLoopPatch,
   updateManagedFieldsOffLoop,
 } from '../../../src/runtime/offload/offload';
 import { apiVersionOf, ResourceType } from '../../../src/runtime/schema/resource-type';
 import { decodeObjectRequest } from '../../../src/runtime/serializer/object-decoder';
+import { applyPatch, parsePatch } from '../../../src/runtime/patch/patcher';
 import { configMapType } from '../../../src/core/kinds/config-map';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 import { bigRole } from '../../../bench/heavy-inputs';
@@ -142,6 +145,66 @@ describe('managed fields of large writes, off the event loop', () => {
       if (label.startsWith('conflicts')) expect((offLoop as { error: unknown[] }).error?.[0]).toBe(409);
     }
   }, 120_000);
+});
+
+describe('small writes to a large object, off the event loop', () => {
+  const cmFields = new FieldManager({ apiVersion: 'v1', schema: configMapType.schema });
+  const live = storageCopy(configMapType, configMap('old'));
+  cmFields.update(null, live, 'creator');
+  const normalized = (o: { value?: KubeObject; error?: unknown }) => ('value' in o ? { value: withoutTimes(o.value!) } : o);
+
+  it('counts an object as large from a thousand members and items', () => {
+    expect(looksLarge(live)).toBe(true);
+    expect(looksLarge({ metadata: { name: 'a' }, data: { k: 'v' } })).toBe(false);
+    expect(looksLarge({ rules: Array.from({ length: 600 }, () => ({ verbs: ['get'] })) })).toBe(true);
+  });
+
+  it('a small patch is applied and recorded as on the event loop, and a failing one fails the same', async () => {
+    for (const [type, text] of [
+      ['merge', JSON.stringify({ metadata: { labels: { a: 'b' } }, data: { 'key-1': 'changed', 'key-2': null } })],
+      ['json', JSON.stringify([{ op: 'test', path: '/data/key-3', value: 'wrong' }])],
+      ['strategic', JSON.stringify({ data: { 'key-9': 'x' }, unknown: 1 })],
+    ] as const) {
+      const body = Buffer.from(text);
+      const patch = await OffLoopPatch.read(type, body);
+      expect(patch.large).toBe(false);
+      const onLoop = await outcome(Promise.resolve().then(() => applyPatch(configMapType, live, parsePatch(type, body), 'Strict')));
+      const offLoop = await outcome(patch.applyTo(configMapType, live, 'Strict', JSON.stringify(live)));
+      expect([type, offLoop]).toEqual([type, onLoop]);
+      if (!('value' in onLoop)) continue;
+      const next = { ...(onLoop.value.object as KubeObject) };
+      next.metadata = { ...next.metadata };
+      const offNext = { ...((offLoop as typeof onLoop).value.object as KubeObject) };
+      offNext.metadata = { ...offNext.metadata };
+      cmFields.update(live, next, 'patcher');
+      await updateManagedFieldsOffLoop(cmFields, configMapType, { live, next: offNext, source: {}, manager: 'patcher' });
+      expect(withoutTimes(offNext)).toEqual(withoutTimes(next));
+    }
+  }, 60_000);
+
+  it('a small apply gives the same object and the same 409', async () => {
+    const target = { namespace: 'default', name: 'big' };
+    for (const [label, yaml, force] of [
+      ['a label', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  labels: {a: b}\n', false],
+      ['a conflicting key', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key-1: mine\n', false],
+      ['a forced key', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key-1: mine\n', true],
+    ] as const) {
+      const body = Buffer.from(yaml);
+      const decoded = await decodeApplyConfigurationOffLoop(body, configMapType, target, 'Warn');
+      expect('config' in decoded).toBe(true);
+      const onLoop = await outcome(
+        (async () => {
+          try {
+            return cmFields.apply(live, decodeApplyConfiguration(body, configMapType, target, 'Warn').config, 'applier', force);
+          } catch (err) {
+            throw err instanceof ApplyConflicts ? err.toStatusError() : err;
+          }
+        })(),
+      );
+      const offLoop = await outcome(applyOffLoop(cmFields, configMapType, { live, config: decoded, manager: 'applier', force }));
+      expect([label, normalized(offLoop)]).toEqual([label, normalized(onLoop)]);
+    }
+  }, 60_000);
 });
 
 describe('comparing large objects a slice at a time', () => {
