@@ -20,10 +20,13 @@ import { deepClone } from '../../apimachinery/system-metadata';
 
 /**
  * The request work that grows with the payload, kept off the event loop when the payload is
- * large: bodies from OFF_LOOP_BYTES on are decoded (and patches applied) on a codec thread;
- * answers are written as JSON a slice of items at a time, rendered in other formats on a
- * codec thread when large, compressed in libuv's pool and sent in slices. Below the
- * threshold everything runs where it did (a thread round trip costs more than the work).
+ * large: bodies from OFF_LOOP_BYTES on are decoded (and patches applied) on a codec thread,
+ * the object coming back in JSON pieces the event loop builds a slice at a time; the managed
+ * fields and applies of such writes, and of any write to a large stored object (looksLarge),
+ * are computed on a codec thread too. Answers are written as JSON a slice of items at a time,
+ * rendered in other formats on a codec thread when large, compressed in libuv's pool and
+ * sent in slices. Below the threshold everything runs where it did (a thread round trip
+ * costs more than the work).
  */
 export const OFF_LOOP_BYTES = 16 * 1024;
 /** How long the event loop encodes list items before it lets other work in. */
