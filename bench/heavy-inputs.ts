@@ -1,9 +1,10 @@
 /**
  * The largest requests the server accepts, each one alone enough to hold a careless event
  * loop for seconds: bodies near the 3 MiB limit, a Role of 30,000 rules, a JSON patch of
- * 20,000 operations, nesting far beyond the decoders' limit, and lists of those big Roles
- * in each format. The stall benchmark (bench/stalls.ts) times /livez while each runs alone;
- * the e2e test (test/e2e/large-input.e2e-spec.ts) checks that each still gets its answer.
+ * 20,000 operations, nesting far beyond the decoders' limit, small patches and applies to
+ * the big Roles, and lists of those big Roles in each format. The stall benchmark
+ * (bench/stalls.ts) times /livez while each runs alone; the e2e test
+ * (test/e2e/large-input.e2e-spec.ts) checks that each still gets its answer.
  */
 export const HEAVY_NAMESPACE = 'heavy';
 export const HEAVY_CONFIGMAPS = `/api/v1/namespaces/${HEAVY_NAMESPACE}/configmaps`;
@@ -78,6 +79,9 @@ export function heavyInputs(): HeavyInput[] {
     { label: 'apply Role, 30,000 rules (new)', method: 'PATCH', path: `${HEAVY_ROLES}/big-applied?fieldManager=bench`, body: yamlRole('big-applied', BIG_RULES, 'get'), contentType: 'application/apply-patch+yaml', status: 201 },
     { label: 'apply Role, 30,000 rules (changed)', method: 'PATCH', path: `${HEAVY_ROLES}/big-applied?fieldManager=bench`, body: yamlRole('big-applied', BIG_RULES, 'watch'), contentType: 'application/apply-patch+yaml', status: 200 },
     { label: 'merge patch Role, 30,000 rules', method: 'PATCH', path: `${HEAVY_ROLES}/big-yaml`, body: JSON.stringify({ rules: bigRole('x', BIG_RULES, 'watch').rules }), contentType: 'application/merge-patch+json', status: 200 },
+    // Small requests to a large object: the object's size, not the body's, is the work.
+    { label: 'merge patch a label onto a Role of 30,000 rules', method: 'PATCH', path: `${HEAVY_ROLES}/big-yaml`, body: JSON.stringify({ metadata: { labels: { touched: 'yes' } } }), contentType: 'application/merge-patch+json', status: 200 },
+    { label: 'apply a label to a Role of 30,000 rules', method: 'PATCH', path: `${HEAVY_ROLES}/big-json?fieldManager=labeler`, body: 'apiVersion: rbac.authorization.platform.io/v1\nkind: Role\nmetadata:\n  name: big-json\n  labels: {touched: "yes"}\n', contentType: 'application/apply-patch+yaml', status: 200 },
     { label: 'JSON patch, 10,000 test operations', method: 'PATCH', path: `${HEAVY_CONFIGMAPS}/${PATCHED_CONFIGMAP}`, body: jsonPatchOfTests(10_000), contentType: 'application/json-patch+json', status: 200 },
     // Beyond kube's limit of 10,000 operations.
     { label: 'JSON patch, 20,000 test operations', method: 'PATCH', path: `${HEAVY_CONFIGMAPS}/${PATCHED_CONFIGMAP}`, body: jsonPatchOfTests(20_000), contentType: 'application/json-patch+json', status: 413, reason: 'RequestEntityTooLarge' },

@@ -15,7 +15,18 @@ import { ContinueTokens } from './continue-token';
 import { ListPager } from './list-pager';
 import { AdmissionChain, AdmissionRequest } from '../rest/admission';
 import { isApplyPatch, nonApplyPatchType } from '../../runtime/patch/patch-types';
-import { decodeApplyConfigurationOffLoop, OffLoopPatch, yieldToEventLoop } from '../../runtime/offload/offload';
+import {
+  applyOffLoop,
+  copyOfLargeObject,
+  decodeApplyConfigurationOffLoop,
+  isLargeObject,
+  jsonEqualInSlices,
+  looksLarge,
+  OffLoopPatch,
+  stringifyInSlices,
+  updateManagedFieldsOffLoop,
+  yieldToEventLoop,
+} from '../../runtime/offload/offload';
 import { ApplyConflicts } from '../../runtime/apply/conflicts';
 import { FieldManager, keepTimestampsOfNoopWrite } from '../../runtime/apply/field-manager';
 import { managerOrUserAgent } from '../../runtime/apply/manager-name';
@@ -123,12 +134,16 @@ export class GenericStorage implements Required<ResourceStorage> {
   async create(target: Target, body: Record<string, unknown>, opts: WriteOptions): Promise<WriteResult> {
     const obj = this.decodeObject(body, target);
     this.checkBodyNamespace(obj, target);
-    this.fields.update(null, obj, this.managerOf(opts));
-    return this.createObject(target, obj, opts);
+    // A large body's managed fields are computed on a codec thread (seconds' worth for 60,000 keys).
+    await updateManagedFieldsOffLoop(this.fields, this.type, { live: null, next: obj, source: body, manager: this.managerOf(opts) });
+    return this.createObject(target, obj, opts, false, isLargeObject(body));
   }
 
-  /** `viaUpdate`: a PUT or apply found no object; kube then also requires `create` permission. */
-  private async createObject(target: Target, obj: KubeObject, opts: WriteOptions, viaUpdate = false): Promise<WriteResult> {
+  /**
+   * `viaUpdate`: a PUT or apply found no object; kube then also requires `create` permission.
+   * `large`: the object came from a large body; its validation and its write take turns of their own.
+   */
+  private async createObject(target: Target, obj: KubeObject, opts: WriteOptions, viaUpdate = false, large = false): Promise<WriteResult> {
     // Each stage of a write of a large object takes its own turn of the event loop.
     await yieldToEventLoop();
     const ctx = this.context(target, opts);
@@ -143,9 +158,12 @@ export class GenericStorage implements Required<ResourceStorage> {
         ...this.type.strategy.validate(obj, ctx),
       ]),
     );
+    if (large) await yieldToEventLoop();
     const named: Target = { ...target, name: obj.metadata.name! };
     if (viaUpdate) await this.deps.authorizeCreate?.(named, opts.user);
     await this.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });
+    // The store stringifies the object as it is called: a turn of its own too.
+    if (large) await yieldToEventLoop();
     if (opts.dryRun) {
       if (!wantsGeneratedName && (await this.store.get(this.key(named)))) {
         throw errors.alreadyExists(target.groupResource, named.name);
@@ -183,11 +201,14 @@ export class GenericStorage implements Required<ResourceStorage> {
         fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
       ]);
     }
+    const large = isLargeObject(body);
+    // Each attempt writes a copy of its own; a large one is built again a slice at a time.
+    const template = large ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: deepClone(obj.metadata) } : undefined;
     return this.guaranteedUpdate(target, opts, !requested && opts.ifMatch === undefined, async (current) => {
       if (!current && !this.type.strategy.allowCreateOnUpdate) throw errors.notFound(target.groupResource, target.name);
-      const next = deepClone(obj);
-      this.fields.update(current?.object ?? null, next, this.managerOf(opts));
-      return current ? { update: next } : { create: next };
+      const next = template ? await copyOfLargeObject(body, template) : deepClone(obj);
+      await updateManagedFieldsOffLoop(this.fields, this.type, { live: current?.object ?? null, next, source: body, manager: this.managerOf(opts) });
+      return current ? { update: next, large: large || looksLarge(current.object) } : { create: next, large };
     });
   }
 
@@ -197,13 +218,16 @@ export class GenericStorage implements Required<ResourceStorage> {
     const parsed = await OffLoopPatch.read(nonApplyPatchType(patch.contentType), patch.body);
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       if (!current) throw errors.notFound(target.groupResource, target.name);
-      const patched = await parsed.applyTo(this.type, current.object as Record<string, unknown>, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
+      // A large patch, or any to a large object, goes to codec threads with the object's JSON, made once for both.
+      const large = parsed.large || looksLarge(current.object);
+      const liveJson = large ? await stringifyInSlices(current.object) : undefined;
+      const patched = await parsed.applyTo(this.type, current.object as Record<string, unknown>, opts.fieldValidation ?? DEFAULT_FIELD_VALIDATION, liveJson);
       for (const warning of patched.warnings) opts.warn?.(warning);
       const obj = this.decodeObject(patched.object, target);
-      this.fields.update(current.object, obj, this.managerOf(opts));
+      await updateManagedFieldsOffLoop(this.fields, this.type, { live: current.object, liveJson, next: obj, source: patched.object, manager: this.managerOf(opts) });
       // A resourceVersion written by the patch is a precondition; otherwise the read one is.
       if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
-      return { update: obj };
+      return { update: obj, large };
     });
   }
 
@@ -212,12 +236,15 @@ export class GenericStorage implements Required<ResourceStorage> {
    * and its managed fields, or creates the object when there is none (kube's applyPatcher).
    */
   private async apply(target: Target, body: Buffer, opts: WriteOptions): Promise<WriteResult> {
-    const { config, warnings } = await decodeApplyConfigurationOffLoop(body, this.type, target, opts.fieldValidation);
+    const config = await decodeApplyConfigurationOffLoop(body, this.type, target, opts.fieldValidation);
+    const { warnings } = config;
+    // A large configuration is applied on a codec thread.
+    const large = 'chunks' in config;
     let warned = false;
     return this.guaranteedUpdate(target, opts, opts.ifMatch === undefined, async (current) => {
       let applied: KubeObject;
       try {
-        applied = this.fields.apply(current?.object ?? null, deepClone(config), opts.fieldManager ?? '', opts.force === true);
+        applied = await applyOffLoop(this.fields, this.type, { live: current?.object ?? null, config, manager: opts.fieldManager ?? '', force: opts.force === true });
       } catch (err) {
         throw err instanceof ApplyConflicts ? err.toStatusError() : err;
       }
@@ -236,10 +263,10 @@ export class GenericStorage implements Required<ResourceStorage> {
       if (obj.metadata.name !== target.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${target.name})`);
       }
-      if (!current) return { create: obj };
+      if (!current) return { create: obj, large };
       // A resourceVersion in the configuration is a precondition; otherwise the read one is.
       if (!obj.metadata.resourceVersion) obj.metadata.resourceVersion = current.revision;
-      return { update: obj };
+      return { update: obj, large: large || isLargeObject(applied) };
     });
   }
 
@@ -251,7 +278,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     target: Target,
     opts: WriteOptions,
     retryOnConflict: boolean,
-    transform: (current: StoredObject | null) => Promise<{ create?: KubeObject; update?: KubeObject }>,
+    transform: (current: StoredObject | null) => Promise<{ create?: KubeObject; update?: KubeObject; large?: boolean }>,
   ): Promise<WriteResult> {
     const key = this.key(target);
     for (let attempt = 0; ; attempt++) {
@@ -262,7 +289,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       const next = await transform(current);
       if (next.create) {
         try {
-          return await this.createObject(target, next.create, opts, true);
+          return await this.createObject(target, next.create, opts, true, next.large);
         } catch (err) {
           if (err instanceof StatusError && err.reason === 'AlreadyExists' && attempt < MAX_RETRIES) continue;
           throw err;
@@ -273,7 +300,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       const expected = obj.metadata.resourceVersion || old.revision;
       if (expected !== old.revision) throw errors.staleResourceVersion(target.groupResource, target.name);
       try {
-        return await this.updateObject(target, obj, old, opts);
+        return await this.updateObject(target, obj, old, opts, next.large);
       } catch (err) {
         if (err instanceof StaleRevisionError) {
           if (retryOnConflict && attempt < MAX_RETRIES) continue;
@@ -288,7 +315,8 @@ export class GenericStorage implements Required<ResourceStorage> {
     }
   }
 
-  private async updateObject(target: Target, obj: KubeObject, old: StoredObject, opts: WriteOptions): Promise<WriteResult> {
+  /** `large`: the object came from a large body; its validation and its write take turns of their own. */
+  private async updateObject(target: Target, obj: KubeObject, old: StoredObject, opts: WriteOptions, large = false): Promise<WriteResult> {
     // Each stage of a write of a large object takes its own turn of the event loop.
     await yieldToEventLoop();
     const ctx = this.context(target, opts);
@@ -306,11 +334,14 @@ export class GenericStorage implements Required<ResourceStorage> {
       ...validateObjectMeta(obj.metadata, { namespaced: this.type.namespaced, nameValidator: this.type.nameValidator }),
       ...this.type.strategy.validateUpdate(obj, old.object, ctx),
     ]);
+    if (large) await yieldToEventLoop();
     await this.admit({ operation: 'UPDATE', target, object: obj, old: old.object, options: opts });
+    // The comparison with the stored object and the store's stringify: a turn of their own too.
+    if (large) await yieldToEventLoop();
     obj.metadata.resourceVersion = old.revision;
     keepTimestampsOfNoopWrite(obj, old.object);
     // An update that changes nothing is not written (no new revision), as in kube.
-    if (jsonEqual(obj, old.object)) return { object: this.present(old.object), created: false };
+    if (large ? await jsonEqualInSlices(obj, old.object) : jsonEqual(obj, old.object)) return { object: this.present(old.object), created: false };
     if (opts.dryRun) return { object: this.present(obj), created: false };
     opts.deadline?.check();
     if (this.shouldDeleteDuringUpdate(obj)) {

@@ -7,11 +7,16 @@ import { SerializerName } from '../serializer/negotiation';
 import { applyPatch, ParsedPatch, parsePatch, PatchOutcome } from '../patch/patcher';
 import { SchemaKind } from '../schema/resource-type';
 import { FieldValidationDirective } from '../schema/field-validation';
+import { ApplyConflicts } from '../apply/conflicts';
+import { FieldManager } from '../apply/field-manager';
+import { KubeObject } from '../../apimachinery/types';
+import { fromJsonChunks, JsonChunks, toJsonChunks } from './json-chunks';
 
 /**
  * The work a codec thread does for a request with a large body or answer: the same functions
  * the event loop runs for small ones, on plain data that crosses between threads (a kind is its
- * SchemaKind, an object its JSON text, a body its bytes).
+ * SchemaKind, an object its JSON text, a body its bytes). A large object comes back as
+ * JsonChunks, which the event loop builds a piece at a time.
  */
 export type CodecTask =
   | { op: 'decodeObject'; mediaType: TextMediaType; body: Uint8Array; kind: SchemaKind; directive: FieldValidationDirective }
@@ -19,14 +24,38 @@ export type CodecTask =
   /** Reads a patch body (400 when it is not JSON) and forgets it: the patch is applied later, by `applyPatch`. */
   | { op: 'checkPatch'; patchType: ParsedPatch['type']; body: Uint8Array }
   | { op: 'applyPatch'; patchType: ParsedPatch['type']; body: Uint8Array; kind: SchemaKind; current: string; directive: FieldValidationDirective }
+  /**
+   * FieldManager.update of a write (generic-storage.ts): `next` is the body as decoded with
+   * the TypeMeta and metadata the storage gave it; `live` the stored object (null to create).
+   * Answers the managedFields `next` gets (null: none).
+   */
+  | { op: 'manageUpdate'; kind: SchemaKind; live: string | null; next: WriteBody; manager: string }
+  /** FieldManager.apply: the applied object, or a 409 when other managers own fields it changes. */
+  | { op: 'manageApply'; kind: SchemaKind; live: string | null; config: JsonChunks; manager: string; force: boolean }
   /** A value, given as its JSON text, in a serializer; `protobufMessage` names the message for protobuf. */
   | { op: 'serialize'; serializer: SerializerName; json: string; pretty: boolean; protobufMessage?: string };
 
+/** A decoded body (its JSON in pieces) with the TypeMeta and metadata the storage set on its copy. */
+export interface WriteBody {
+  body: JsonChunks;
+  apiVersion: string;
+  kind: string;
+  /** JSON text. */
+  metadata: string;
+}
+
+/** The answers whose objects come back in pieces. */
+export type ChunkedDecodedObject = Omit<DecodedObject, 'object'> & { object: JsonChunks };
+export type ChunkedApplyConfiguration = Omit<ApplyConfiguration, 'config'> & { config: JsonChunks };
+export type ChunkedPatchOutcome = Omit<PatchOutcome, 'object'> & { object: JsonChunks };
+
 export interface CodecResults {
-  decodeObject: DecodedObject;
-  decodeApply: ApplyConfiguration;
+  decodeObject: ChunkedDecodedObject;
+  decodeApply: ChunkedApplyConfiguration;
   checkPatch: null;
-  applyPatch: PatchOutcome;
+  applyPatch: ChunkedPatchOutcome;
+  manageUpdate: JsonChunks | null;
+  manageApply: JsonChunks;
   serialize: Uint8Array | string;
 }
 
@@ -37,19 +66,68 @@ const bytes = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, bo
 
 export function runCodecTask(task: CodecTask): CodecResults[CodecOp] {
   switch (task.op) {
-    case 'decodeObject':
-      return decodeTextObject(task.mediaType, bytes(task.body), task.kind, task.directive);
-    case 'decodeApply':
-      return decodeApplyConfiguration(bytes(task.body), task.kind, task.target, task.directive);
+    case 'decodeObject': {
+      const { object, warnings } = decodeTextObject(task.mediaType, bytes(task.body), task.kind, task.directive);
+      return { object: toJsonChunks(object), warnings };
+    }
+    case 'decodeApply': {
+      const { config, warnings } = decodeApplyConfiguration(bytes(task.body), task.kind, task.target, task.directive);
+      return { config: toJsonChunks(config), warnings };
+    }
     case 'checkPatch':
       parsePatch(task.patchType, bytes(task.body));
       return null;
     case 'applyPatch': {
       const current = JSON.parse(task.current) as Record<string, unknown>;
-      return applyPatch(task.kind, current, parsePatch(task.patchType, bytes(task.body)), task.directive);
+      const { object, warnings } = applyPatch(task.kind, current, parsePatch(task.patchType, bytes(task.body)), task.directive);
+      return { object: toJsonChunks(object), warnings };
     }
+    case 'manageUpdate':
+      return manageUpdate(task);
+    case 'manageApply':
+      return manageApply(task);
     case 'serialize':
       return serializeJsonText(task);
+  }
+}
+
+/** The field manager of each kind this thread has served (FieldManager is stateless between writes). */
+const fieldManagers = new Map<string, FieldManager>();
+
+function fieldManagerOf(kind: SchemaKind, apiVersion: string): FieldManager {
+  const key = `${apiVersion}/${kind.kind}`;
+  let manager = fieldManagers.get(key);
+  if (!manager) fieldManagers.set(key, (manager = new FieldManager({ apiVersion, schema: kind.schema })));
+  return manager;
+}
+
+const apiVersionOfKind = (kind: SchemaKind) => (kind.group ? `${kind.group}/${kind.version}` : kind.version);
+
+/** The object the storage holds for a write body: the body's copy with its TypeMeta and metadata set, as the storage sets them. */
+export function writeObjectOf(next: WriteBody): KubeObject {
+  const obj = { ...(fromJsonChunks(next.body) as Record<string, unknown>) } as KubeObject;
+  obj.apiVersion = next.apiVersion;
+  obj.kind = next.kind;
+  obj.metadata = JSON.parse(next.metadata) as KubeObject['metadata'];
+  return obj;
+}
+
+function manageUpdate(task: CodecTaskOf<'manageUpdate'>): JsonChunks | null {
+  const next = writeObjectOf(task.next);
+  const live = task.live === null ? null : (JSON.parse(task.live) as KubeObject);
+  fieldManagerOf(task.kind, apiVersionOfKind(task.kind)).update(live, next, task.manager);
+  const entries = next.metadata.managedFields;
+  return entries === undefined ? null : toJsonChunks(entries);
+}
+
+function manageApply(task: CodecTaskOf<'manageApply'>): JsonChunks {
+  const live = task.live === null ? null : (JSON.parse(task.live) as KubeObject);
+  const config = fromJsonChunks(task.config) as Record<string, unknown>;
+  try {
+    return toJsonChunks(fieldManagerOf(task.kind, apiVersionOfKind(task.kind)).apply(live, config, task.manager, task.force));
+  } catch (err) {
+    // The 409 crosses as the Status the event loop would have made of it.
+    throw err instanceof ApplyConflicts ? err.toStatusError() : err;
   }
 }
 

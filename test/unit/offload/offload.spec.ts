@@ -8,6 +8,7 @@ import { configMapType } from '../../../src/core/kinds/config-map';
 import { roleType } from '../../../src/rbac/kinds/kinds';
 import { bigRole } from '../../../bench/heavy-inputs';
 import { jsonOf, keepEncoding } from '../../../src/runtime/serializer/kept-encodings';
+import { fromJsonChunks } from '../../../src/runtime/offload/json-chunks';
 
 /**
  * Work moved off the event loop answers what the event loop would have: the codec threads
@@ -56,7 +57,11 @@ describe('work off the event loop', () => {
   it('a large apply configuration decodes as it does on the event loop', async () => {
     const body = Buffer.from(yamlRole('extra: 1\n'));
     const target = { namespace: 'default', name: 'big' };
-    expect(await decodeApplyConfigurationOffLoop(body, roleType, target, 'Warn')).toEqual(decodeApplyConfiguration(body, roleType, target, 'Warn'));
+    const offLoop = await decodeApplyConfigurationOffLoop(body, roleType, target, 'Warn');
+    const onLoop = decodeApplyConfiguration(body, roleType, target, 'Warn');
+    expect(offLoop.warnings).toEqual(onLoop.warnings);
+    // A large configuration stays in pieces until a codec thread applies it.
+    expect('chunks' in offLoop && fromJsonChunks(offLoop.chunks)).toEqual(onLoop.config);
   }, 60_000);
 
   it('a large merge patch is read, then applied, as on the event loop; a broken one is the same 400', async () => {
