@@ -346,11 +346,11 @@ export class GenericStorage implements Required<ResourceStorage> {
     opts.deadline?.check();
     if (this.shouldDeleteDuringUpdate(obj)) {
       // The last finalizer is gone from an object being deleted: it is removed now.
-      const deleted = await this.store.delete(this.key(target), { revision: old.revision }, writeContext(opts));
+      const deleted = await this.store.delete(this.key(target), { revision: old.revision, previous: old.object }, writeContext(opts));
       this.notifyWritten(deleted.revision);
       return { object: this.present({ ...obj, metadata: { ...obj.metadata, resourceVersion: deleted.revision } }), created: false };
     }
-    const stored = await this.store.update(this.key(target), obj, { revision: old.revision }, writeContext(opts));
+    const stored = await this.store.update(this.key(target), obj, { revision: old.revision, previous: old.object }, writeContext(opts));
     this.notifyWritten(stored.revision);
     return { object: this.present(stored.object), created: false };
   }
@@ -368,7 +368,7 @@ export class GenericStorage implements Required<ResourceStorage> {
       opts.deadline?.check();
       try {
         if (current.object.metadata.finalizers?.length) return await this.markDeleting(target, current, opts);
-        const deleted = await this.store.delete(key, { revision: current.revision }, writeContext(opts));
+        const deleted = await this.store.delete(key, { revision: current.revision, previous: current.object }, writeContext(opts));
         this.notifyWritten(deleted.revision);
         return this.deleteResult(target, deleted.object);
       } catch (err) {
@@ -389,7 +389,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     obj.metadata.deletionTimestamp = nowTimestamp();
     obj.metadata.deletionGracePeriodSeconds = 0;
     if (opts.dryRun) return { body: this.present(obj), code: 200 };
-    const stored = await this.store.update(this.key(target), obj, { revision: current.revision }, writeContext(opts));
+    const stored = await this.store.update(this.key(target), obj, { revision: current.revision, previous: current.object }, writeContext(opts));
     this.notifyWritten(stored.revision);
     return { body: this.present(stored.object), code: 200 };
   }

@@ -56,8 +56,13 @@ function asWritten(object: KubeObject, revision: string): KubeObject {
 interface CurrentRow {
   revision: string;
   uid: string | null;
-  object: string;
+  /** The stored object's JSON text; absent when the writer gave the object it read (its length comes instead). */
+  object?: string;
+  object_length?: number;
 }
+
+/** The writer's own copy of what it replaces, when the preconditions make it the stored one. */
+const knownPrevious = (pre?: WritePreconditions): KubeObject | undefined => (pre?.revision !== undefined ? pre.previous : undefined);
 
 /** The author column: JSON text, or null when the write named no one. */
 const authorColumn = (ctx?: WriteContext): string | null => (ctx?.author ? JSON.stringify(ctx.author) : null);
@@ -300,7 +305,8 @@ export class MvccStore implements ObjectStore {
     const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       const revision = await this.takeRevision(query, took);
-      const current = await this.lockCurrent(query, key, pre);
+      const known = knownPrevious(pre);
+      const current = await this.lockCurrent(query, key, pre, known !== undefined);
       await query(
         `WITH changed AS (
            UPDATE kv_current SET revision = $4, uid = $5, object = $6
@@ -315,8 +321,8 @@ export class MvccStore implements ObjectStore {
           key,
           revision,
           object: asWritten(object, revision),
-          previous: withRevision(JSON.parse(current.object), current.revision),
-          bytes: json.length + current.object.length,
+          previous: known ?? withRevision(JSON.parse(current.object!), current.revision),
+          bytes: json.length + (current.object?.length ?? current.object_length ?? 0),
         },
         author,
       );
@@ -328,7 +334,8 @@ export class MvccStore implements ObjectStore {
     const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       const revision = await this.takeRevision(query, took);
-      const last = await this.lockCurrent(query, key, pre);
+      const known = knownPrevious(pre);
+      const last = await this.lockCurrent(query, key, pre, known !== undefined);
       // The tombstone carries the last state, so watchers and history see what was deleted.
       await query(
         `WITH gone AS (
@@ -337,8 +344,11 @@ export class MvccStore implements ObjectStore {
          SELECT $4::bigint, $1, $2, $3, 'delete', uid, object, $5 FROM gone`,
         [key.resource, key.namespace, key.name, revision, author],
       );
-      const previous = withRevision(JSON.parse(last.object), last.revision);
-      return withAuthor({ type: 'DELETED', key, revision, object: asWritten(previous, revision), previous, bytes: 2 * last.object.length }, author);
+      const previous = known ?? withRevision(JSON.parse(last.object!), last.revision);
+      return withAuthor(
+        { type: 'DELETED', key, revision, object: asWritten(previous, revision), previous, bytes: 2 * (last.object?.length ?? last.object_length ?? 0) },
+        author,
+      );
     });
   }
 
@@ -515,9 +525,10 @@ export class MvccStore implements ObjectStore {
   }
 
   /** Locks the key's current row and checks the preconditions against it. */
-  private async lockCurrent(query: SqlQuery, key: ObjectKey, pre?: WritePreconditions): Promise<CurrentRow> {
+  /** Locks the key's row and checks the preconditions; the object's text only when the writer has no copy (`lengthOnly`). */
+  private async lockCurrent(query: SqlQuery, key: ObjectKey, pre?: WritePreconditions, lengthOnly = false): Promise<CurrentRow> {
     const rows = await query<CurrentRow>(
-      `SELECT revision::text AS revision, uid, object::text AS object FROM kv_current
+      `SELECT revision::text AS revision, uid, ${lengthOnly ? 'length(object::text) AS object_length' : 'object::text AS object'} FROM kv_current
         WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE`,
       [key.resource, key.namespace, key.name],
     );

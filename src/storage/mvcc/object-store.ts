@@ -95,6 +95,13 @@ export interface WritePreconditions {
   revision?: string;
   /** The write fails with UidMismatchError unless the stored uid equals this. */
   uid?: string;
+  /**
+   * The object as the writer read it at `revision` (with that resourceVersion; never changed by
+   * anyone). When the precondition holds it is the state the write replaces, so the store hands
+   * it on as the change's previous state instead of reading and parsing the stored one again
+   * (a Role of 30,000 rules: 35 ms of parsing on the event loop). Ignored without `revision`.
+   */
+  previous?: KubeObject;
 }
 
 /** Thrown when a precondition on revision fails (optimistic concurrency). */

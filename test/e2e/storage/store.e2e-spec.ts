@@ -44,6 +44,33 @@ describe.each(testEngines())('MVCC store on %s', (engine) => {
     expect(shared.db.engine).toBe(engine);
   });
 
+  it('hands on the object the writer read as the previous state when the revision precondition holds, and checks it as before', async () => {
+    const r = freshResource();
+    const key = keyOf(r, 'big');
+    const created = await store.create(key, objectOf('big', { rules: Array.from({ length: 50 }, (_, i) => ({ verbs: ['get'], resources: [`r${i}`] })) }));
+    const seen: Array<{ type: string; previous?: KubeObject; bytes: number }> = [];
+    const stop = store.addCommitListener({ committing: () => undefined, abandoned: () => undefined, committed: (c) => void seen.push(c) });
+    try {
+      const updated = await store.update(key, objectOf('big', { rules: [] }), { revision: created.revision, previous: created.object });
+      // The writer's copy, not a parse of the stored text; its size still counted.
+      expect(seen[0].previous).toBe(created.object);
+      expect(seen[0].bytes).toBeGreaterThan(JSON.stringify(created.object).length);
+      // A stale revision is refused whatever copy comes with it.
+      await expect(store.update(key, objectOf('big'), { revision: created.revision, previous: created.object })).rejects.toThrow(/revision mismatch/);
+      // Without a revision the copy proves nothing: the stored state is read.
+      await store.update(key, objectOf('big', { v: 3 }), { previous: created.object });
+      expect(seen[1].previous).toMatchObject({ rules: [], metadata: { resourceVersion: updated.revision } });
+      const gone = await store.delete(key, { revision: String(BigInt(updated.revision) + 1n), previous: { metadata: { name: 'not-read' } } });
+      expect(seen[2]).toMatchObject({ type: 'DELETED', previous: { metadata: { name: 'not-read' } } });
+      expect(gone.object.metadata.name).toBe('not-read');
+      // What the log holds is the stored state, as before.
+      const logged = await store.changesSince(created.revision, 10);
+      expect(logged.map((c) => c.previous?.metadata?.resourceVersion)).toEqual([created.revision, updated.revision, String(BigInt(updated.revision) + 1n)]);
+    } finally {
+      stop();
+    }
+  });
+
   onlyOn('pglite', 'a PostgreSQL server has its own settings', 'keeps the embedded engine small: shared_buffers, and what a vacuum and an analyze may hold', async () => {
     const setting = async (name: string) => (await shared.db.dataSource.query(`SELECT current_setting('${name}') AS v`))[0].v;
     expect(await setting('shared_buffers')).toBe('16MB');
