@@ -162,7 +162,7 @@ export class GenericStorage implements Required<ResourceStorage> {
     const named: Target = { ...target, name: obj.metadata.name! };
     if (viaUpdate) await this.deps.authorizeCreate?.(named, opts.user);
     await this.admit({ operation: 'CREATE', target: named, object: obj, options: opts, pathName: target.name });
-    // The store stringifies the object as it is called: a turn of its own too.
+    // The object is encoded for the store a slice at a time: a turn of its own too.
     if (large) await yieldToEventLoop();
     if (opts.dryRun) {
       if (!wantsGeneratedName && (await this.store.get(this.key(named)))) {
@@ -174,7 +174,8 @@ export class GenericStorage implements Required<ResourceStorage> {
       // Past the request's deadline nothing is written (its client was told 504).
       opts.deadline?.check();
       try {
-        const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj, writeContext(opts));
+        const json = large ? await stringifyInSlices(obj) : undefined;
+        const stored = await this.store.create(this.key({ ...target, name: obj.metadata.name! }), obj, { ...writeContext(opts), json });
         this.notifyWritten(stored.revision);
         return { object: this.present(stored.object), created: true };
       } catch (err) {
@@ -350,7 +351,8 @@ export class GenericStorage implements Required<ResourceStorage> {
       this.notifyWritten(deleted.revision);
       return { object: this.present({ ...obj, metadata: { ...obj.metadata, resourceVersion: deleted.revision } }), created: false };
     }
-    const stored = await this.store.update(this.key(target), obj, { revision: old.revision, previous: old.object }, writeContext(opts));
+    const json = large ? await stringifyInSlices(obj) : undefined;
+    const stored = await this.store.update(this.key(target), obj, { revision: old.revision, previous: old.object }, { ...writeContext(opts), json });
     this.notifyWritten(stored.revision);
     return { object: this.present(stored.object), created: false };
   }

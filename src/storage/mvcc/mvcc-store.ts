@@ -243,7 +243,7 @@ export class MvccStore implements ObjectStore {
 
   create(key: ObjectKey, object: KubeObject, ctx?: WriteContext): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new UnstorableKeyError(key));
-    const json = JSON.stringify(object);
+    const json = ctx?.json ?? JSON.stringify(object);
     const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       // One statement takes the revision and writes both rows, or neither when the key is
@@ -301,7 +301,7 @@ export class MvccStore implements ObjectStore {
 
   update(key: ObjectKey, object: KubeObject, pre?: WritePreconditions, ctx?: WriteContext): Promise<StoredObject> {
     if (!isStorableKey(key)) return Promise.reject(new KeyNotFoundError(key));
-    const json = JSON.stringify(object);
+    const json = ctx?.json ?? JSON.stringify(object);
     const author = authorColumn(ctx);
     return this.write(key, async (query, took) => {
       const revision = await this.takeRevision(query, took);

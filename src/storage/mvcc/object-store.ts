@@ -46,6 +46,11 @@ export interface ChangeAuthor {
 /** What a write records beside the object: who made it. */
 export interface WriteContext {
   author?: ChangeAuthor;
+  /**
+   * JSON.stringify of the object written, when the writer made it already (a large object is
+   * encoded a slice at a time, so the store's stringify does not hold the event loop).
+   */
+  json?: string;
 }
 
 /** The range of a store list (the store's own query, not kube's ListOptions). */
