@@ -24,6 +24,9 @@ export interface ChangeSink {
   resync(): Promise<string>;
 }
 
+/** A follower that keeps listing again within this long of its last relist says so at debug level. */
+const RELIST_LOG_EVERY_MS = 30_000;
+
 /**
  * Follows the process's change feed from a revision: every change after it reaches the sink
  * once, in order, batch by batch, until stop. It is the watch half of an informer (the list
@@ -46,6 +49,8 @@ export class ChangeFollower {
   private listedAt?: number;
   /** Found outdated until the sink lists again (see outdated). */
   private relistNeeded = false;
+  /** When a relist was last logged (Date.now()); 0 before any. */
+  private relistLoggedAt = 0;
 
   constructor(
     private readonly feed: ChangeFeed,
@@ -170,7 +175,11 @@ export class ChangeFollower {
     while (!this.stopped) {
       let changes: Change[];
       if (this.outdated()) {
-        this.logger.warn('the change history it was given was rewritten (a failover lost commits); listing again');
+        // Said once per failover: while it lasts, every check of the feed's history lists again.
+        const now = Date.now();
+        if (now - this.relistLoggedAt > RELIST_LOG_EVERY_MS) this.logger.warn('the change history it was given was rewritten (a failover lost commits); listing again');
+        else this.logger.debug('the change history it was given may have been rewritten again; listing again');
+        this.relistLoggedAt = now;
         await this.relist();
         continue;
       }
