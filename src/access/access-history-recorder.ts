@@ -18,6 +18,7 @@ import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError,
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
 import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, takeEntryChunk, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
+import { packAccessChange } from './access-change-stored-form';
 import { objectKeyOf } from './policy-change-candidate';
 import { PermissionChange } from './policy-change-types';
 
@@ -429,16 +430,20 @@ class LeaderRun {
     const author = { author: { username: this.user.username } };
     while (this.queued.length > 0) {
       const chunk = takeEntryChunk(this.queued);
-      for (const entry of chunk) fillCreateMetadata(entry);
+      // The stored form (access-change-stored-form): each binding-and-role list once per entry.
+      const stored = chunk.map((entry) => {
+        fillCreateMetadata(entry);
+        return packAccessChange(entry);
+      });
       if (store.createMissing) {
         await store.createMissing(
           ACCESS_CHANGES_RESOURCE,
-          chunk.map((entry) => ({ namespace: '', name: entry.metadata.name!, object: entry })),
+          stored.map((entry) => ({ namespace: '', name: entry.metadata.name!, object: entry })),
           author,
         );
         continue;
       }
-      for (const entry of chunk) {
+      for (const entry of stored) {
         try {
           await store.create(objectKey(accessChangeType, '', entry.metadata.name!), entry, author);
         } catch (err) {
