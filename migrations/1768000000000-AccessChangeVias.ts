@@ -3,8 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * AccessChange entries (resource access.platform.io/accesschanges) are stored with each
  * distinct `via` list (the bindings and roles that grant a permission) once, in `vias`, and
- * each permission of `gained` and `lost` holding its list's index there: most of an entry's
- * bytes were the same binding and role repeated in every permission. The server reads both
+ * each permission of `gained` and `lost` holding its list's index there (most of an entry's
+ * bytes were the same binding and role repeated in every permission), and permissions next
+ * to each other that differ only in their resource as one with `resources`. The server reads both
  * forms; this rewrites the entries already stored, current and logged, in the new one (and
  * `down` back). An object kept as JSON text (`$json`: one with a NUL in a string) is left as
  * it is. Self-contained: the code of its time, whatever the server's becomes.
@@ -24,7 +25,7 @@ function pack(object: Json): Json | undefined {
   for (const side of SIDES) {
     const list = object[side];
     if (!Array.isArray(list)) continue;
-    out[side] = list.map((p: Json) => {
+    const packed = list.map((p: Json) => {
       const key = JSON.stringify(p.via ?? []);
       let i = index.get(key);
       if (i === undefined) {
@@ -33,8 +34,31 @@ function pack(object: Json): Json | undefined {
       }
       return { ...p, via: i };
     });
+    out[side] = mergeResources(packed);
   }
   out.vias = vias;
+  return out;
+}
+
+function rename(object: Json, from: string, to: string, value: unknown): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(object)) out[k === from ? to : k] = k === from ? value : v;
+  return out;
+}
+
+function mergeResources(list: Json[]): Json[] {
+  const out: Json[] = [];
+  let runKey: string | undefined;
+  for (const p of list) {
+    const { resource, ...rest } = p;
+    const key = typeof resource === 'string' ? JSON.stringify(Object.entries(rest)) : undefined;
+    const last = out[out.length - 1];
+    if (key !== undefined && key === runKey) {
+      if (Array.isArray(last.resources)) last.resources.push(resource);
+      else out[out.length - 1] = rename(last, 'resource', 'resources', [last.resource, resource]);
+    } else out.push(p);
+    runKey = key;
+  }
   return out;
 }
 
@@ -44,7 +68,11 @@ function unpack(object: Json): Json | undefined {
   const { vias: _vias, ...out } = object;
   for (const side of SIDES) {
     const list = out[side];
-    if (Array.isArray(list)) out[side] = list.map((p: Json) => (typeof p.via === 'number' ? { ...p, via: vias[p.via] ?? [] } : p));
+    if (!Array.isArray(list)) continue;
+    out[side] = list.flatMap((p: Json) => {
+      const unpacked: Json = typeof p.via === 'number' ? { ...p, via: (vias[p.via] as unknown) ?? [] } : p;
+      return Array.isArray(p.resources) ? p.resources.map((r: unknown) => rename(unpacked, 'resources', 'resource', r)) : [unpacked];
+    });
   }
   return out;
 }

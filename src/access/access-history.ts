@@ -11,7 +11,7 @@ import { PolicyRule, RoleBinding, Subject } from '../apis/rbac/types';
 import { fileSubject } from '../authorization/rbac/subjects';
 import { jsonEqual } from '../apimachinery/system-metadata';
 import { subjectOfKey } from './policy-change-diff';
-import { packAccessChange, StoredAccessChange, StoredPermission } from './access-change-stored-form';
+import { mergeResources, packAccessChange, StoredAccessChange, StoredPermission } from './access-change-stored-form';
 
 /**
  * The pure half of access history: how one diff becomes AccessChange objects (one per
@@ -235,7 +235,7 @@ export class LoneBindingDiffs {
     if (template.length === 0) return [];
     let permissions = this.stored.get(template);
     if (!permissions) {
-      permissions = historyEntries(template.map((e) => ({ ...e, via: [] }))).map((p) => ({ ...p, via: 0 }));
+      permissions = mergeResources(historyEntries(template.map((e) => ({ ...e, via: [] }))).map((p) => ({ ...p, via: 0 })));
       this.stored.set(template, permissions);
     }
     // As accessChangesOf and packAccessChange make it: one subject in one namespace, its one via list.

@@ -16,6 +16,7 @@ const oldEntry = (name: string, extra: Record<string, unknown> = {}): KubeObject
   gained: [
     { verbs: ['get', 'list'], apiGroup: '', resource: 'pods', via: via(name) },
     { verbs: ['get'], apiGroup: '', resource: 'secrets', via: [...via(name), ...via('other')] },
+    { verbs: ['get'], apiGroup: '', resource: 'configmaps', via: [...via(name), ...via('other')] },
   ],
   lost: [{ verbs: ['delete'], apiGroup: '', resource: 'pods', via: via(name) }],
   cause: { kind: 'RoleBinding', namespace: 'a', name, resourceVersion: '1', operation: 'Create', user: { username: 'alice' } },
@@ -66,8 +67,8 @@ describe.each(testEngines())('AccessChange stored-form migration on %s', (engine
 
     await migrate('up');
     const current = await t.store.get({ resource: RESOURCE, namespace: '', name: 'r1000-0' });
-    // Stored once per entry: the two lists, each permission pointing at its own.
-    expect(current!.object).toMatchObject({ vias: [via('r1000-0'), [...via('r1000-0'), ...via('other')]], gained: [{ via: 0 }, { via: 1 }], lost: [{ via: 0 }] });
+    // Stored once per entry: the two lists, each permission pointing at its own; the two that differ only in their resource as one.
+    expect(current!.object).toMatchObject({ vias: [via('r1000-0'), [...via('r1000-0'), ...via('other')]], gained: [{ via: 0, resource: 'pods' }, { via: 1, resources: ['secrets', 'configmaps'] }], lost: [{ via: 0 }] });
     expect(withoutRevision(unpackAccessChange(current!.object))).toEqual(oldEntry('r1000-0'));
     const { items } = await t.store.list(RESOURCE, {});
     expect(items).toHaveLength(1203);

@@ -57,6 +57,15 @@ describe('the stored form of AccessChange', () => {
     expect(JSON.stringify(stored).length).toBeLessThan(JSON.stringify(change).length);
   });
 
+  it('holds the permissions next to each other that differ only in their resource as one, and reads them back apart, in order', () => {
+    const view = ['pods', 'configmaps', 'services'].map((r) => perm('get', r, viaRb));
+    const gained = [...view, perm('get', 'secrets', viaCrb), perm('get', 'events', viaRb), perm('get', 'endpoints', viaRb, { resourceName: 'x' }), perm('list', 'nodes', viaRb)];
+    const [change] = accessChangesOf({ gained, lost: [] }, cause, 't', 'r1');
+    const stored = packAccessChange(change);
+    expect(stored.gained!.map((p) => p.resources ?? p.resource)).toEqual([['pods', 'configmaps', 'services'], 'secrets', 'events', 'endpoints', 'nodes']);
+    expect(JSON.stringify(unpackAccessChange(stored))).toBe(JSON.stringify(change));
+  });
+
   it('reads an entry stored before the stored form as it is', () => {
     const [change] = sample();
     const old = JSON.parse(JSON.stringify(change)) as KubeObject;
