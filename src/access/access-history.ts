@@ -87,8 +87,8 @@ export function accessChangesOf(diff: { gained: PermissionChange[]; lost: Permis
 /** How much of the queued entries one statement stores (about 1 MiB of JSON). */
 const ENTRY_CHUNK_BYTES = 1 << 20;
 
-/** About an entry's size as JSON, without encoding it: a permission with its binding and role is about 200 bytes. */
-const entryBytes = (entry: { gained?: unknown[]; lost?: unknown[] }): number => 500 + 200 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
+/** About an entry's size as JSON (its stored form), without encoding it: a stored permission is about 100 bytes. */
+const entryBytes = (entry: { gained?: unknown[]; lost?: unknown[] }): number => 500 + 100 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
 
 /** Takes the first queued entries, up to ENTRY_CHUNK_BYTES (one always), in order: what one statement stores. */
 export function takeEntryChunk<T extends { gained?: unknown[]; lost?: unknown[] }>(queued: T[]): T[] {
@@ -217,9 +217,7 @@ export class LoneBindingDiffs {
       const entries = template.map((e) => ({ ...e, subject: lone.subject, ...(lone.namespace ? { namespace: lone.namespace } : {}), via: [lone.cause] }));
       return lone.created ? { gained: entries, lost: [] } : { gained: [], lost: entries };
     }
-    const diff = diffOfCommittedChange(index, access, change);
-    this.keep(lone, change.kind, diff);
-    return diff;
+    return this.diffOf(index, access, change, lone);
   }
 
   /**
@@ -258,6 +256,7 @@ export class LoneBindingDiffs {
     return this.templates.get(lone.rules)?.get(kind);
   }
 
+  /** The engine's diff of a lone binding's change, kept as a template when it fits. */
   private diffOf(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange, lone: LoneBinding): PermissionDiff {
     const diff = diffOfCommittedChange(index, access, change);
     this.keep(lone, change.kind, diff);
