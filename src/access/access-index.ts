@@ -83,6 +83,7 @@ class RuleTokenIndex {
  * index's memory, which the leader holds twice (the live policy's and access history's).
  */
 class BindingsByKey<K> {
+  /** One binding as itself; several in a MultiMap's one bucket (an array while small, then a Set). */
   private readonly buckets = new Map<K, BindingEntry | MultiMap<true, BindingEntry>>();
 
   get size(): number {
