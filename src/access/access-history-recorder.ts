@@ -18,8 +18,8 @@ import { Change, KeyExistsError, ObjectKey, ObjectStore, RevisionCompactedError,
 import { AccessChange, AccessChangeCause, accessChangeType } from './access-change-kind';
 import { accessChangesOf, boundariesBetween, diffOfWindow, LoneBindingDiffs, takeEntryChunk, hasWindow, nextBoundary, revisionPrefix, WindowBoundary, windowPrefix } from './access-history';
 import { AccessIndex } from './access-index';
+import { packAccessChange, StoredAccessChange } from './access-change-stored-form';
 import { objectKeyOf } from './policy-change-candidate';
-import { PermissionChange } from './policy-change-types';
 
 /**
  * The access-history controller: on the leader, follows the change log in revision order
@@ -142,8 +142,8 @@ class LeaderRun {
    * the next one's cause and an idle server would write every minute.
    */
   private moved = false;
-  /** Entries of the changes applied so far, not stored yet (see flush). */
-  private queued: AccessChange[] = [];
+  /** Entries of the changes applied so far, in their stored form, not stored yet (see flush). */
+  private queued: StoredAccessChange[] = [];
   /** Work on the index runs one piece at a time: the log's batches and the window ticks. */
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -348,7 +348,6 @@ class LeaderRun {
     let written = false;
     if (this.mayChangeAccess(kind, change)) {
       this.clock.at = at;
-      const diff = this.diffs.diff(this.index, this.access, { kind, namespace, name, object });
       const meta = change.object.metadata ?? {};
       const cause: AccessChangeCause = {
         kind,
@@ -359,7 +358,7 @@ class LeaderRun {
         operation: change.type === 'ADDED' ? 'Create' : change.type === 'DELETED' ? 'Delete' : 'Update',
         user: change.author ?? { username: '' },
       };
-      written = this.write(diff, cause, at, revisionPrefix(change.revision));
+      written = this.queue(this.diffs.storedEntries(this.index, this.access, { kind, namespace, name, object }, cause, new Date(at).toISOString(), revisionPrefix(change.revision)));
     }
     if (object) this.index.upsert(resource, object);
     else this.index.remove(resource, namespace, name, change.object);
@@ -397,7 +396,7 @@ class LeaderRun {
         operation: boundary.opens ? 'WindowOpened' : 'WindowClosed',
         user: { username: this.windowUser.username },
       };
-      written = this.write(diff, cause, boundary.at, windowPrefix(boundary)) || written;
+      written = this.queue(accessChangesOf(diff, cause, new Date(boundary.at).toISOString(), windowPrefix(boundary)).map(packAccessChange)) || written;
     }
     this.windowsThrough = upTo;
     if (save) await this.flush();
@@ -410,8 +409,7 @@ class LeaderRun {
    * go to the store together, in order, in statements of many rows (createMissing): one
    * statement per entry cost the store as much again as the creates that caused them.
    */
-  private write(diff: { gained: PermissionChange[]; lost: PermissionChange[] }, cause: AccessChangeCause, at: number, prefix: string): boolean {
-    const entries = accessChangesOf(diff, cause, new Date(at).toISOString(), prefix);
+  private queue(entries: StoredAccessChange[]): boolean {
     for (const entry of entries) this.queued.push(entry);
     return entries.length > 0;
   }
@@ -421,8 +419,9 @@ class LeaderRun {
    * they go to the store as they are (system metadata, the controller as author), without the
    * request path's decoding, admission and managed fields, which cost a create as much again
    * (as kube-apiserver's own reconcilers write to storage directly). One recorded already (by
-   * this leader before a restart, or by the one before it) is left as it is. Reads, lists and
-   * watches are the generic layer's.
+   * this leader before a restart, or by the one before it) is left as it is. They are queued
+   * in their stored form (access-change-stored-form); reads, lists and watches are the
+   * generic layer's, through the served storage that gives the API's form back.
    */
   private async flush(): Promise<void> {
     const store = this.deps.store;

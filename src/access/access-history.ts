@@ -11,6 +11,7 @@ import { PolicyRule, RoleBinding, Subject } from '../apis/rbac/types';
 import { fileSubject } from '../authorization/rbac/subjects';
 import { jsonEqual } from '../apimachinery/system-metadata';
 import { subjectOfKey } from './policy-change-diff';
+import { mergeResources, packAccessChange, StoredAccessChange, StoredPermission } from './access-change-stored-form';
 
 /**
  * The pure half of access history: how one diff becomes AccessChange objects (one per
@@ -86,11 +87,11 @@ export function accessChangesOf(diff: { gained: PermissionChange[]; lost: Permis
 /** How much of the queued entries one statement stores (about 1 MiB of JSON). */
 const ENTRY_CHUNK_BYTES = 1 << 20;
 
-/** About an entry's size as JSON, without encoding it: a permission with its binding and role is about 200 bytes. */
-const entryBytes = (entry: AccessChange): number => 500 + 200 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
+/** About an entry's size as JSON (its stored form), without encoding it: a stored permission is about 100 bytes. */
+const entryBytes = (entry: { gained?: unknown[]; lost?: unknown[] }): number => 500 + 100 * ((entry.gained?.length ?? 0) + (entry.lost?.length ?? 0));
 
 /** Takes the first queued entries, up to ENTRY_CHUNK_BYTES (one always), in order: what one statement stores. */
-export function takeEntryChunk(queued: AccessChange[]): AccessChange[] {
+export function takeEntryChunk<T extends { gained?: unknown[]; lost?: unknown[] }>(queued: T[]): T[] {
   let bytes = 0;
   let n = 0;
   while (n < queued.length && (n === 0 || bytes < ENTRY_CHUNK_BYTES)) bytes += entryBytes(queued[n++]);
@@ -185,6 +186,14 @@ export function diffOfWindow(index: PolicyIndex, access: AccessIndex, boundary: 
   return { gained: reverse.lost, lost: reverse.gained };
 }
 
+interface LoneBinding {
+  created: boolean;
+  rules: readonly PolicyRule[];
+  subject: Subject;
+  namespace: string;
+  cause: PermissionCause;
+}
+
 /**
  * The diffs of bindings created or deleted for a subject no other binding names (the common
  * change: a binding per user or team). Such a subject has no rules before a create (after a
@@ -196,37 +205,80 @@ export function diffOfWindow(index: PolicyIndex, access: AccessIndex, boundary: 
  */
 export class LoneBindingDiffs {
   private readonly templates = new WeakMap<readonly PolicyRule[], Map<string, PermissionChange[]>>();
+  /** Each template's entries as a stored AccessChange lists them (verbs together, `via` the first list). */
+  private readonly stored = new WeakMap<PermissionChange[], StoredPermission[]>();
 
   /** What the committed change grants and takes away (as diffOfCommittedChange). */
   diff(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange): PermissionDiff {
     const lone = this.loneBinding(index, access, change);
     if (!lone) return diffOfCommittedChange(index, access, change);
-    const byKind = this.templates.get(lone.rules);
-    const template = byKind?.get(change.kind);
+    const template = this.templateOf(lone, change.kind);
     if (template) {
       const entries = template.map((e) => ({ ...e, subject: lone.subject, ...(lone.namespace ? { namespace: lone.namespace } : {}), via: [lone.cause] }));
       return lone.created ? { gained: entries, lost: [] } : { gained: [], lost: entries };
     }
+    return this.diffOf(index, access, change, lone);
+  }
+
+  /**
+   * The AccessChange objects of a committed change, in their stored form: those of
+   * `accessChangesOf` of its diff, packed. A lone binding's with a template are made from
+   * the template's stored permissions directly (shared by every such entry, never changed),
+   * without the diff's entry per verb: the recorder's work per binding create.
+   */
+  storedEntries(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange, cause: AccessChangeCause, time: string, prefix: string): StoredAccessChange[] {
+    const lone = this.loneBinding(index, access, change);
+    const template = lone && this.templateOf(lone, change.kind);
+    if (!lone || !template) return accessChangesOf(lone ? this.diffOf(index, access, change, lone) : diffOfCommittedChange(index, access, change), cause, time, prefix).map(packAccessChange);
+    if (template.length === 0) return [];
+    let permissions = this.stored.get(template);
+    if (!permissions) {
+      permissions = mergeResources(historyEntries(template.map((e) => ({ ...e, via: [] }))).map((p) => ({ ...p, via: 0 })));
+      this.stored.set(template, permissions);
+    }
+    // As accessChangesOf and packAccessChange make it: one subject in one namespace, its one via list.
+    return [
+      {
+        apiVersion: `${ACCESS_GROUP}/${ACCESS_VERSION}`,
+        kind: 'AccessChange',
+        metadata: { name: `${prefix}-0` },
+        subject: lone.subject,
+        ...(lone.namespace ? { namespace: lone.namespace } : {}),
+        ...(lone.created ? { gained: permissions } : { lost: permissions }),
+        cause,
+        time,
+        vias: [[lone.cause]],
+      },
+    ];
+  }
+
+  private templateOf(lone: LoneBinding, kind: string): PermissionChange[] | undefined {
+    return this.templates.get(lone.rules)?.get(kind);
+  }
+
+  /** The engine's diff of a lone binding's change, kept as a template when it fits. */
+  private diffOf(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange, lone: LoneBinding): PermissionDiff {
     const diff = diffOfCommittedChange(index, access, change);
+    this.keep(lone, change.kind, diff);
+    return diff;
+  }
+
+  /** Keeps the engine's diff of a lone binding as its role state's template, when it has the shape reasoned above. */
+  private keep(lone: LoneBinding, kind: string, diff: PermissionDiff): void {
     const entries = lone.created ? diff.gained : diff.lost;
     const other = lone.created ? diff.lost : diff.gained;
     const labelled = (e: PermissionChange) =>
       e.namespace === (lone.namespace || undefined) && !e.exceptNamespaces && e.via.length === 1 && jsonEqual(e.via[0], lone.cause) && jsonEqual(e.subject, lone.subject);
     // Only a diff of the shape reasoned above is kept (anything else is answered, not reused).
-    if (other.length === 0 && entries.every(labelled)) {
-      const kept = entries.map(({ subject: _subject, namespace: _namespace, via: _via, ...rest }) => rest as PermissionChange);
-      if (byKind) byKind.set(change.kind, kept);
-      else this.templates.set(lone.rules, new Map([[change.kind, kept]]));
-    }
-    return diff;
+    if (other.length !== 0 || !entries.every(labelled)) return;
+    const kept = entries.map(({ subject: _subject, namespace: _namespace, via: _via, ...rest }) => rest as PermissionChange);
+    const byKind = this.templates.get(lone.rules);
+    if (byKind) byKind.set(kind, kept);
+    else this.templates.set(lone.rules, new Map([[kind, kept]]));
   }
 
   /** The binding a change creates or deletes, when it fits: one well-formed subject no other binding names, no window, its role found. */
-  private loneBinding(
-    index: PolicyIndex,
-    access: AccessIndex,
-    change: PolicyObjectChange,
-  ): { created: boolean; rules: readonly PolicyRule[]; subject: Subject; namespace: string; cause: PermissionCause } | undefined {
+  private loneBinding(index: PolicyIndex, access: AccessIndex, change: PolicyObjectChange): LoneBinding | undefined {
     if (change.kind !== 'RoleBinding' && change.kind !== 'ClusterRoleBinding') return undefined;
     const namespace = change.kind === 'RoleBinding' ? change.namespace : '';
     const existing = access.binding(change.kind, namespace, change.name);

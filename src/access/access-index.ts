@@ -30,7 +30,6 @@ export interface BindingEntry {
 
 export const clusterRoleKey = (name: string) => `ClusterRole/${name}`;
 export const roleKey = (namespace: string, name: string) => `Role/${namespace}/${name}`;
-const bindingId = (kind: BindingKind, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 const SEP = '\u0000';
 /** Rules with non-resource URLs are filed under this resource token. */
 const NON_RESOURCE = `${SEP}nonResource`;
@@ -78,15 +77,70 @@ class RuleTokenIndex {
   }
 }
 
+/**
+ * Keys to the bindings filed under them, a lone binding held as itself: most subjects are
+ * named by one binding, and a bucket per subject (an array and its store) was a third of this
+ * index's memory, which the leader holds twice (the live policy's and access history's).
+ */
+class BindingsByKey<K> {
+  /** One binding as itself; several in a MultiMap's one bucket (an array while small, then a Set). */
+  private readonly buckets = new Map<K, BindingEntry | MultiMap<true, BindingEntry>>();
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** The key's bindings (iterate only), or undefined without any. */
+  get(key: K): Iterable<BindingEntry> | undefined {
+    const bucket = this.buckets.get(key);
+    return bucket instanceof MultiMap ? bucket.get(true) : bucket && [bucket];
+  }
+
+  add(key: K, entry: BindingEntry): void {
+    const bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, entry);
+    else if (bucket instanceof MultiMap) bucket.add(true, entry);
+    else if (bucket !== entry) {
+      const many = new MultiMap<true, BindingEntry>();
+      many.add(true, bucket);
+      many.add(true, entry);
+      this.buckets.set(key, many);
+    }
+  }
+
+  delete(key: K, entry: BindingEntry): void {
+    const bucket = this.buckets.get(key);
+    if (bucket === entry) this.buckets.delete(key);
+    else if (bucket instanceof MultiMap) {
+      bucket.delete(true, entry);
+      if (!bucket.size) this.buckets.delete(key);
+    }
+  }
+}
+
+/** The bindings that reference one role, by binding namespace ('' for ClusterRoleBindings), and the role's key, held once. */
+interface RoleReferences {
+  key: string;
+  scopes: MultiMap<string, BindingEntry>;
+}
+
 export class AccessIndex {
   private clusterRoleRules = new RuleTokenIndex();
   /** Role rules per namespace: a Role only grants through bindings in its own namespace. */
   private roleRules = new Map<string, RuleTokenIndex>();
-  private bindings = new Map<string, BindingEntry>();
-  /** role key -> binding namespace ('' for ClusterRoleBindings) -> bindings. */
-  private byRole = new Map<string, MultiMap<string, BindingEntry>>();
-  /** Subject key (`u:`/`g:`, as the policy index files subjects) -> bindings naming it, well-formed or not. */
-  private bySubject = new MultiMap<SubjectKey, BindingEntry>();
+  /** ClusterRoleBindings by name; RoleBindings by namespace, then name (the objects' own strings as keys). */
+  private clusterBindings = new Map<string, BindingEntry>();
+  private roleBindings = new Map<string, Map<string, BindingEntry>>();
+  private bindingCount = 0;
+  /** role key -> the bindings referencing it. */
+  private byRole = new Map<string, RoleReferences>();
+  /**
+   * Subject key (`u:`/`g:`, as the policy index files subjects) -> bindings naming it,
+   * well-formed or not: users' and groups' apart, by the name after the prefix (a User or
+   * Group subject's own name string, no key made per binding).
+   */
+  private byUser = new BindingsByKey<string>();
+  private byGroup = new BindingsByKey<string>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly policy: PolicyIndex) {
@@ -110,7 +164,7 @@ export class AccessIndex {
     if (namespace) this.roleRules.get(namespace)?.candidates(verb, resources, roles);
     const found: BindingEntry[] = [];
     const collect = (key: string, scope: string) => {
-      for (const binding of this.byRole.get(key)?.get(scope) ?? []) found.push(binding);
+      for (const binding of this.byRole.get(key)?.scopes.get(scope) ?? []) found.push(binding);
     };
     for (const key of clusterRoles) {
       collect(key, '');
@@ -126,27 +180,28 @@ export class AccessIndex {
   /** Every binding that names one of the keys, in any namespace (malformed subjects included). */
   bindingsNaming(keys: readonly SubjectKey[]): BindingEntry[] {
     const found = new Set<BindingEntry>();
-    for (const key of keys) for (const binding of this.bySubject.get(key) ?? []) found.add(binding);
+    for (const key of keys) for (const binding of this.subjectIndex(key)?.get(key.slice(2)) ?? []) found.add(binding);
     return [...found];
   }
 
   /** Every binding whose roleRef names the role key (`ClusterRole/<name>`, `Role/<namespace>/<name>`), in any namespace. */
   bindingsReferencing(key: string): BindingEntry[] {
     const found: BindingEntry[] = [];
-    const scopes = this.byRole.get(key);
+    const scopes = this.byRole.get(key)?.scopes;
     if (scopes) for (const scope of scopes.keys()) for (const binding of scopes.get(scope) ?? []) found.push(binding);
     return found;
   }
 
   /** One binding by kind, namespace ('' for a ClusterRoleBinding) and name. */
   binding(kind: BindingKind, namespace: string, name: string): BindingEntry | undefined {
-    return this.bindings.get(bindingId(kind, namespace, name));
+    if (kind === 'ClusterRoleBinding') return namespace ? undefined : this.clusterBindings.get(name);
+    return this.roleBindings.get(namespace)?.get(name);
   }
 
   counts(): { roles: number; bindings: number } {
     let roles = this.clusterRoleRules.size;
     for (const index of this.roleRules.values()) roles += index.size;
-    return { roles, bindings: this.bindings.size };
+    return { roles, bindings: this.bindingCount };
   }
 
   // ---- feeding ----------------------------------------------------------------------------
@@ -161,9 +216,12 @@ export class AccessIndex {
   private rebuild(): void {
     this.clusterRoleRules = new RuleTokenIndex();
     this.roleRules = new Map();
-    this.bindings = new Map();
+    this.clusterBindings = new Map();
+    this.roleBindings = new Map();
+    this.bindingCount = 0;
     this.byRole = new Map();
-    this.bySubject = new MultiMap();
+    this.byUser = new BindingsByKey();
+    this.byGroup = new BindingsByKey();
     for (const kind of ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'] as RbacKind[]) {
       for (const object of this.policy.objectsOf(kind)) this.upsert(kind, object);
     }
@@ -212,33 +270,61 @@ export class AccessIndex {
     const name = object.metadata?.name ?? '';
     const ref = object.roleRef;
     const key = ref?.kind === 'ClusterRole' ? clusterRoleKey(ref.name) : ref?.kind === 'Role' && namespace ? roleKey(namespace, ref.name) : undefined;
-    const entry: BindingEntry = { kind, namespace, name, object, roleKey: key };
-    this.bindings.set(bindingId(kind, namespace, name), entry);
+    let references: RoleReferences | undefined;
     if (key) {
-      let scopes = this.byRole.get(key);
-      if (!scopes) this.byRole.set(key, (scopes = new MultiMap()));
-      scopes.add(namespace, entry);
+      references = this.byRole.get(key);
+      if (!references) this.byRole.set(key, (references = { key, scopes: new MultiMap() }));
     }
-    for (const subjectKey of this.subjectKeys(entry)) this.bySubject.add(subjectKey, entry);
+    // The role's key string held once, however many bindings reference the role.
+    const entry: BindingEntry = { kind, namespace, name, object, roleKey: references?.key };
+    if (kind === 'ClusterRoleBinding') this.clusterBindings.set(name, entry);
+    else {
+      let byName = this.roleBindings.get(namespace);
+      if (!byName) this.roleBindings.set(namespace, (byName = new Map<string, BindingEntry>()));
+      byName.set(name, entry);
+    }
+    this.bindingCount++;
+    references?.scopes.add(namespace, entry);
+    this.fileSubjects(entry, (index, name) => index.add(name, entry));
   }
 
   private deleteBinding(kind: BindingKind, namespace: string, name: string): void {
-    const id = bindingId(kind, namespace, name);
-    const entry = this.bindings.get(id);
+    const entry = this.binding(kind, namespace, name);
     if (!entry) return;
-    this.bindings.delete(id);
+    if (kind === 'ClusterRoleBinding') this.clusterBindings.delete(name);
+    else {
+      const byName = this.roleBindings.get(namespace)!;
+      byName.delete(name);
+      if (!byName.size) this.roleBindings.delete(namespace);
+    }
+    this.bindingCount--;
     if (entry.roleKey) {
-      const scopes = this.byRole.get(entry.roleKey);
-      if (scopes) {
-        scopes.delete(namespace, entry);
-        if (!scopes.size) this.byRole.delete(entry.roleKey);
+      const references = this.byRole.get(entry.roleKey);
+      if (references) {
+        references.scopes.delete(namespace, entry);
+        if (!references.scopes.size) this.byRole.delete(entry.roleKey);
       }
     }
-    for (const subjectKey of this.subjectKeys(entry)) this.bySubject.delete(subjectKey, entry);
+    this.fileSubjects(entry, (index, name) => index.delete(name, entry));
   }
 
-  private subjectKeys(entry: BindingEntry): Set<SubjectKey> {
+  private subjectIndex(key: SubjectKey): BindingsByKey<string> | undefined {
+    return key.startsWith('u:') ? this.byUser : key.startsWith('g:') ? this.byGroup : undefined;
+  }
+
+  /** Each subject key of the binding once, as its index and name there (the subject's own name string when it is the key's). */
+  private fileSubjects(entry: BindingEntry, file: (index: BindingsByKey<string>, name: string) => void): void {
     const subjects = Array.isArray(entry.object.subjects) ? entry.object.subjects : [];
-    return new Set(subjects.flatMap((s) => fileSubject(s, entry.namespace).map((f) => f.key)));
+    const seen = new Set<SubjectKey>();
+    for (const subject of subjects) {
+      for (const { key } of fileSubject(subject, entry.namespace)) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const index = this.subjectIndex(key);
+        if (!index) continue;
+        const name = typeof subject?.name === 'string' && key.length === subject.name.length + 2 && key.endsWith(subject.name) ? subject.name : key.slice(2);
+        file(index, name);
+      }
+    }
   }
 }

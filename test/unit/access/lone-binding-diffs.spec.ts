@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { AccessIndex } from '../../../src/access/access-index';
-import { diffOfCommittedChange, LoneBindingDiffs } from '../../../src/access/access-history';
+import { accessChangesOf, diffOfCommittedChange, LoneBindingDiffs } from '../../../src/access/access-history';
+import { AccessChangeCause } from '../../../src/access/access-change-kind';
+import { packAccessChange } from '../../../src/access/access-change-stored-form';
 import { PolicyObjectChange } from '../../../src/access/policy-change-candidate';
 import { PolicyRule, Subject } from '../../../src/apis/rbac/types';
 import { CLUSTER_ROLE_BINDINGS_RESOURCE, CLUSTER_ROLES_RESOURCE, RbacResource, ROLE_BINDINGS_RESOURCE, ROLES_RESOURCE } from '../../../src/authorization/rbac/policy-index';
@@ -10,7 +12,8 @@ import { clusterRole, clusterRoleBinding, G, indexOf, role, roleBinding, SA, U }
  * The recorder's diffs of bindings created or deleted for a subject no other binding names
  * are relabelled copies of the first one per role state: at every step of random sequences
  * (bindings for lone and shared subjects, deletes, role edits between them, windows), they
- * equal the engine's diff of the same change, entry for entry.
+ * equal the engine's diff of the same change, entry for entry; and the recorder's stored
+ * entries, made from the templates directly, are those of the engine's diff, packed.
  */
 
 const RESOURCE_OF: Record<string, RbacResource> = { Role: ROLES_RESOURCE, ClusterRole: CLUSTER_ROLES_RESOURCE, RoleBinding: ROLE_BINDINGS_RESOURCE, ClusterRoleBinding: CLUSTER_ROLE_BINDINGS_RESOURCE };
@@ -59,6 +62,8 @@ function run(initialRules: PolicyRule[][], steps: Step[]): void {
   });
   const access = new AccessIndex(index);
   const diffs = new LoneBindingDiffs();
+  // The recorder's entries, from templates of their own: each made on first use, then reused.
+  const recorded = new LoneBindingDiffs();
   try {
     for (const [i, step] of steps.entries()) {
       const { kind, metadata } = step.object as { kind: string; metadata: { name: string; namespace?: string } };
@@ -66,8 +71,11 @@ function run(initialRules: PolicyRule[][], steps: Step[]): void {
       const change: PolicyObjectChange = { kind: kind as PolicyObjectChange['kind'], namespace, name: metadata.name, object: step.delete ? null : (step.object as never) };
       const expected = diffOfCommittedChange(index, access, change);
       const answered = diffs.diff(index, access, change);
+      const cause: AccessChangeCause = { kind, ...(namespace ? { namespace } : {}), name: metadata.name, resourceVersion: `${i}`, operation: step.delete ? 'Delete' : 'Create', user: { username: 'u' } };
+      const entries = recorded.storedEntries(index, access, change, cause, 't', `r${i}`);
       try {
         expect(answered).toEqual(expected);
+        expect(entries).toEqual(accessChangesOf(expected, cause, 't', `r${i}`).map(packAccessChange));
       } catch (err) {
         throw new Error(`step ${i} ${JSON.stringify(step)}: ${(err as Error).message}`);
       }
