@@ -54,6 +54,39 @@ export function jsonOf(value: unknown): string {
 }
 
 /**
+ * Each stored object's list item, made once: a cached object is never changed (a change is a
+ * new object), so every list of it hands out the same item, and the item's encoding is kept
+ * with it (made once per version of the object).
+ */
+const listItems = new WeakMap<object, object>();
+
+/** The object as a list's item (kube's list items carry no TypeMeta of their own), its encoding kept. */
+export function listItemOf<T extends { apiVersion?: unknown; kind?: unknown }>(obj: T): T {
+  let item = listItems.get(obj);
+  if (!item) {
+    const { apiVersion: _a, kind: _k, ...rest } = obj;
+    item = keepEncoding(rest);
+    listItems.set(obj, item);
+  }
+  return item as T;
+}
+
+/**
+ * Makes the list items of cached objects and their encodings now, in this order (a list in
+ * the same order writes them as whole runs): a cache does it ahead of the first list.
+ */
+export function keepListEncodings(objects: readonly object[]): void {
+  const items = objects.map((obj) => listItemOf(obj));
+  for (let i = 0; i < items.length; ) {
+    const place = placeOf(items[i]);
+    if (place !== null) i++;
+    else i += runLength(encodeRun(items, i));
+  }
+}
+
+const runLength = (place: Place) => place.run.starts.length - 1 - place.index;
+
+/**
  * Encodes the marked, not yet encoded values from items[from] on (up to RUN_VALUES of them,
  * or RUN_CHARS of text) into one run; answers the place of items[from].
  */
