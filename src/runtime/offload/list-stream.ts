@@ -69,11 +69,23 @@ export async function sendJsonOffLoop(res: Response, code: number, contentType: 
   if (sink !== res) await once(res, 'finish').catch(() => undefined);
 }
 
-/** Pieces as one chunk: text when they are all text, else their UTF-8 bytes. */
+/** Pieces as one chunk: text when they are all text, else their UTF-8 bytes (each stretch of text converted once). */
 function joined(pieces: readonly (string | Buffer)[]): string | Buffer {
-  if (pieces.every((p) => typeof p === 'string')) return pieces.join('');
   if (pieces.length === 1) return pieces[0];
-  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  const buffers: Buffer[] = [];
+  let text: string[] = [];
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text.push(piece);
+      continue;
+    }
+    if (text.length) buffers.push(Buffer.from(text.join(''), 'utf8'));
+    text = [];
+    buffers.push(piece);
+  }
+  if (!buffers.length) return text.join('');
+  if (text.length) buffers.push(Buffer.from(text.join(''), 'utf8'));
+  return Buffer.concat(buffers);
 }
 
 function startStream(res: Response, code: number, contentType: string, gzip: boolean): Writable {

@@ -33,6 +33,8 @@ const kept = new WeakMap<object, Place | null>();
  */
 const RUN_VALUES = 1024;
 const RUN_CHARS = 256 * 1024;
+/** At most this many values that are not objects are encoded at a time. */
+const PLAIN_VALUES = 1024;
 
 /** Marks `value` as never changed again: its JSON is made once, the first time it is written. */
 export function keepEncoding<T extends object>(value: T): T {
@@ -124,9 +126,19 @@ export function* elementParts(items: readonly unknown[]): Generator<string | Buf
   const n = items.length;
   let i = 0;
   while (i < n) {
-    let place = placeOf(items[i]);
+    const value = items[i];
+    if (value === null || typeof value !== 'object') {
+      // Values that are not objects (a who-can answer's names) are encoded many at a time.
+      let j = i + 1;
+      while (j < n && j - i < PLAIN_VALUES && (items[j] === null || typeof items[j] !== 'object')) j++;
+      const text = JSON.stringify(items.slice(i, j)).slice(1, -1);
+      yield i ? `,${text}` : text;
+      i = j;
+      continue;
+    }
+    let place = placeOf(value);
     if (place === undefined) {
-      const text = elementJson(items[i]);
+      const text = elementJson(value);
       yield i ? `,${text}` : text;
       i++;
       continue;

@@ -29,6 +29,9 @@ describe('kept encodings', () => {
       [...items.slice(1200, 1300), ...fresh, ...items.slice(0, 10)],
       [fresh[0], { unmarked: true }, undefined, null, 7, 'text', items[5], items[6], items[4]],
       [items[1023], items[1024], items[1025]],
+      // Names of a who-can answer, encoded many at a time: quotes, non-ASCII, holes and other plain values among them.
+      Array.from({ length: 3000 }, (_, i) => (i % 97 === 0 ? undefined : i % 89 === 0 ? items[i] : `user-"${i}"-ü\u{1F600}`)),
+      ['a', , 'b', () => 1, Symbol('s'), true, 1.5],
       [],
       [items[0]],
     ];
