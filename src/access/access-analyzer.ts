@@ -106,16 +106,24 @@ export class AccessAnalyzer {
       : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
     const found: GrantSkeleton[] = [];
     const now = this.policy.clock.now();
-    // Many bindings share a role (view bound 10,000 times): each role's rules are matched once per question.
+    // Many bindings share a role (view bound 10,000 times): each role is resolved, and its rules
+    // matched, once per question (by the binding's role key, made with its skeleton).
     const allowsByRules = new Map<readonly PolicyRule[], boolean>();
+    const allowsByRole = new Map<string, boolean>();
     for (const binding of candidates) {
       const skeleton = grantSkeleton(binding);
       if (!skeleton) continue;
       if (skeleton.window && windowState(skeleton.window, now) !== 'active') continue;
-      const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
-      if (!resolved.rules) continue;
-      let allows = allowsByRules.get(resolved.rules);
-      if (allows === undefined) allowsByRules.set(resolved.rules, (allows = resolved.rules.some((rule) => ruleAllows(rule, attrs))));
+      let allows = allowsByRole.get(skeleton.roleKey);
+      if (allows === undefined) {
+        const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
+        const rules = resolved.rules;
+        if (rules) {
+          allows = allowsByRules.get(rules);
+          if (allows === undefined) allowsByRules.set(rules, (allows = rules.some((rule) => ruleAllows(rule, attrs))));
+        } else allows = false;
+        allowsByRole.set(skeleton.roleKey, allows);
+      }
       if (!allows) continue;
       for (const user of skeleton.users) users.add(user);
       for (const group of skeleton.groups) groups.add(group);
@@ -230,6 +238,8 @@ interface GrantSkeleton {
   users: string[];
   groups: string[];
   order: string;
+  /** The role it refers to, as rulesOfRoleRef finds it: one resolution serves every binding with the same key. */
+  roleKey: string;
   /** Only for a time-bound binding. */
   window?: BindingWindow;
 }
@@ -256,11 +266,26 @@ function grantSkeleton(binding: BindingEntry): GrantSkeleton | null {
         users,
         groups,
         order: `${binding.kind === 'ClusterRoleBinding' ? 0 : 1}\u0000${binding.namespace}\u0000${binding.name}`,
+        roleKey: roleKeyOf(binding),
         ...(window.validFrom !== undefined || window.validUntil !== undefined ? { window } : {}),
       }
     : null;
   skeletons.set(binding.object, skeleton);
   return skeleton;
+}
+
+/** What rulesOfRoleRef reads of a binding: a Role is looked up in the binding's namespace, anything else by kind and name. */
+function roleKeyOf(binding: BindingEntry): string {
+  const roleRef = binding.object.roleRef;
+  const name = String(roleRef?.name ?? '');
+  switch (roleRef?.kind) {
+    case 'Role':
+      return `Role\u0000${binding.namespace}\u0000${name}`;
+    case 'ClusterRole':
+      return `ClusterRole\u0000${name}`;
+    default:
+      return ''; // never resolves: grants nothing
+  }
 }
 
 function copySubject(s: Subject): Subject {

@@ -9,7 +9,7 @@ import { awaitRevision } from './revision-wait';
 import { ContinueTokens, EXPIRED_CONTINUE_MESSAGE } from './continue-token';
 import { recordStorageList, resourceLabel } from '../../metrics/storage-metrics';
 import { yieldToEventLoop } from '../../runtime/offload/offload';
-import { keepEncoding } from '../../runtime/serializer/kept-encodings';
+import { listItemOf } from '../../runtime/serializer/kept-encodings';
 
 /** Rows read from the store per query when a list pages through it. */
 const LIST_PAGE_SIZE = 500;
@@ -106,7 +106,7 @@ export class ListPager {
         }
         lastKey = { namespace: stored.key.namespace, name: stored.key.name };
         evaluated++;
-        if (predicate.matches(stored.object)) items.push(listItem(stored.object));
+        if (predicate.matches(stored.object)) items.push(listItemOf(stored.object));
       }
       if (more) break;
       if (!page.hasMore) break;
@@ -127,22 +127,4 @@ export class ListPager {
     }
     return { apiVersion: apiVersionOf(this.type), kind: this.type.listKind, metadata, items };
   }
-}
-
-/**
- * Each stored object's list item, made once: a cached object is never changed (a change is a
- * new object), so every list of it hands out the same item, and the item's encoding is kept
- * with it (made once per version of the object, when a list first writes it).
- */
-const listItems = new WeakMap<KubeObject, KubeObject>();
-
-/** List items carry no TypeMeta of their own in kube's responses. */
-function listItem(obj: KubeObject): KubeObject {
-  let item = listItems.get(obj);
-  if (!item) {
-    const { apiVersion: _a, kind: _k, ...rest } = obj;
-    item = keepEncoding(rest as KubeObject);
-    listItems.set(obj, item);
-  }
-  return item;
 }

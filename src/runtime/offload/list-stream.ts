@@ -4,7 +4,7 @@ import { createGzip } from 'node:zlib';
 import type { Response } from 'express';
 import { isPlainObject } from '../../apimachinery/types';
 import { GZIP_LEVEL } from '../serializer/compression';
-import { hasLongArrays, jsonPieces } from '../serializer/json-pieces';
+import { hasLongArrays, jsonParts } from '../serializer/json-pieces';
 import { sendRenderedOffLoop, yieldToEventLoop } from './offload';
 
 /**
@@ -36,17 +36,17 @@ export function isStreamableJson(body: unknown): body is Record<string, unknown>
  * no text of the whole answer is ever made. A client that leaves stops the encoding.
  */
 export async function sendJsonOffLoop(res: Response, code: number, contentType: string, body: Record<string, unknown>, gzip: boolean): Promise<void> {
-  let pending: string[] = [];
+  let pending: (string | Buffer)[] = [];
   let pendingChars = 0;
   let sink: Writable | null = null;
   let sliceStart = performance.now();
   let count = 0;
-  for (const piece of jsonPieces(body)) {
+  for (const piece of jsonParts(body)) {
     pending.push(piece);
     pendingChars += piece.length;
     if (pendingChars >= (sink ? WRITE_CHARS : STREAMED_LIST_CHARS)) {
       sink ??= startStream(res, code, contentType, gzip);
-      const wrote = writeTo(sink, res, pending.join(''));
+      const wrote = writeTo(sink, res, pending);
       pending = [];
       pendingChars = 0;
       if (wrote !== true) {
@@ -55,16 +55,37 @@ export async function sendJsonOffLoop(res: Response, code: number, contentType: 
         sliceStart = performance.now();
       }
     }
-    if ((++count & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+    // A Buffer is a run of kept elements, possibly encoded just now: the clock is read after each.
+    if ((typeof piece !== 'string' || (++count & 63) === 0) && performance.now() - sliceStart > SLICE_MS) {
       await yieldToEventLoop();
       if (res.destroyed) return;
       sliceStart = performance.now();
     }
   }
   pending.push('\n');
-  if (!sink) return sendRenderedOffLoop(res, code, { contentType, body: pending.join('') }, gzip);
-  sink.end(pending.join(''));
+  if (!sink) return sendRenderedOffLoop(res, code, { contentType, body: joined(pending) }, gzip);
+  if (!res.destroyed && !sink.destroyed) writePieces(sink, pending);
+  sink.end();
   if (sink !== res) await once(res, 'finish').catch(() => undefined);
+}
+
+/** Pieces as one chunk: text when they are all text, else their UTF-8 bytes (each stretch of text converted once). */
+function joined(pieces: readonly (string | Buffer)[]): string | Buffer {
+  if (pieces.length === 1) return pieces[0];
+  const buffers: Buffer[] = [];
+  let text: string[] = [];
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text.push(piece);
+      continue;
+    }
+    if (text.length) buffers.push(Buffer.from(text.join(''), 'utf8'));
+    text = [];
+    buffers.push(piece);
+  }
+  if (!buffers.length) return text.join('');
+  if (text.length) buffers.push(Buffer.from(text.join(''), 'utf8'));
+  return Buffer.concat(buffers);
 }
 
 function startStream(res: Response, code: number, contentType: string, gzip: boolean): Writable {
@@ -80,13 +101,21 @@ function startStream(res: Response, code: number, contentType: string, gzip: boo
   return compressor;
 }
 
+/** Writes pieces as one chunk, or a large run that ends them as it is (its bytes are not copied); write's answer. */
+function writePieces(sink: Writable, pieces: readonly (string | Buffer)[]): boolean {
+  const last = pieces[pieces.length - 1];
+  if (typeof last === 'string' || last.length < WRITE_CHARS || pieces.length === 1) return sink.write(joined(pieces));
+  sink.write(joined(pieces.slice(0, -1)));
+  return sink.write(last);
+}
+
 /**
- * Writes a chunk; true at once while the socket holds less than STREAMED_LIST_CHARS, else a
- * promise of its draining (false once the client is gone).
+ * Writes pieces; true at once while the socket holds less than STREAMED_LIST_CHARS,
+ * else a promise of its draining (false once the client is gone).
  */
-function writeTo(sink: Writable, res: Response, chunk: string): true | Promise<boolean> {
+function writeTo(sink: Writable, res: Response, pieces: readonly (string | Buffer)[]): true | Promise<boolean> {
   if (res.destroyed || sink.destroyed) return Promise.resolve(false);
-  if (sink.write(chunk) || sink.writableLength < STREAMED_LIST_CHARS) return true;
+  if (writePieces(sink, pieces) || sink.writableLength < STREAMED_LIST_CHARS) return true;
   const drained = new Promise<boolean>((resolve) => {
     const done = (ok: boolean) => () => {
       sink.off('drain', onDrain);

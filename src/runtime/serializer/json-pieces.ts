@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../apimachinery/types';
-import { jsonOf } from './kept-encodings';
+import { elementParts } from './kept-encodings';
 
 /** Arrays at least this long, one or two levels down (a who-can answer's grants), are written element by element. */
 const LONG_ARRAY = 256;
@@ -35,12 +35,13 @@ export function hasLongArrays(value: unknown): boolean {
 }
 
 /**
- * The text of JSON.stringify(value), in order, as pieces: the elements of its long arrays one
- * by one (each from its kept encoding when it has one, with the comma before it), the rest
- * in a few pieces. Lets a writer encode a large answer a slice at a time and send it as it
- * goes, never holding the whole text; joined, the pieces are exactly JSON.stringify's text.
+ * The text of JSON.stringify(value), in order, as pieces: the elements of its long arrays a
+ * few at a time (kept encodings as slices of their UTF-8 bytes, with the comma before each
+ * element), the rest in a few pieces. Lets a writer encode a large answer a slice at a time and
+ * send it as it goes, never holding the whole text; joined (Buffers read as UTF-8), the pieces
+ * are exactly JSON.stringify's text.
  */
-export function* jsonPieces(value: unknown): Generator<string, void, undefined> {
+export function* jsonParts(value: unknown): Generator<string | Buffer, void, undefined> {
   const arrays = isPlainObject(value) ? longArrays(value) : [];
   if (!arrays.length) {
     yield JSON.stringify(value);
@@ -58,10 +59,14 @@ export function* jsonPieces(value: unknown): Generator<string, void, undefined> 
   let from = 0;
   for (const { array, at, length } of places) {
     yield `${text.slice(from, at)}[`;
-    const items = array.items;
-    for (let i = 0; i < items.length; i++) yield i ? `,${jsonOf(items[i])}` : jsonOf(items[i]);
+    yield* elementParts(array.items);
     yield ']';
     from = at + length;
   }
   yield text.slice(from);
+}
+
+/** jsonParts as text only (for a writer that needs one string: Table, YAML, protobuf). */
+export function* jsonPieces(value: unknown): Generator<string, void, undefined> {
+  for (const part of jsonParts(value)) yield typeof part === 'string' ? part : part.toString('utf8');
 }

@@ -4,6 +4,7 @@ import { ChangeFeed } from '../changefeed/change-feed';
 import { ChangeFeedService } from '../changefeed/change-feed.service';
 import { Informer, InformerOptions } from './informer';
 import { OBJECT_STORE, ObjectStore } from '../mvcc/object-store';
+import { ListEncodingWarmer } from '../cacher/list-encoding-warmer';
 
 /** Options for every informer of the factory (tests shorten the waits); none in the server. */
 export const INFORMER_OPTIONS = Symbol('INFORMER_OPTIONS');
@@ -37,7 +38,11 @@ export class SharedInformerFactory implements BeforeApplicationShutdown {
   /** The shared informer of a storage resource (`storageResource(type)`), created on first use and not started. */
   informerFor<T extends KubeObject = KubeObject>(resource: string): Informer<T> {
     let informer = this.byResource.get(resource);
-    if (!informer) this.byResource.set(resource, (informer = new Informer(resource, this.store, this.feed, this.options)));
+    if (!informer) {
+      this.byResource.set(resource, (informer = new Informer(resource, this.store, this.feed, this.options)));
+      // Lists of the cached objects find their encodings made (the first full list no longer encodes them all).
+      informer.addChangeListener(new ListEncodingWarmer(informer));
+    }
     return informer as unknown as Informer<T>;
   }
 
