@@ -94,7 +94,7 @@ interface Listening {
  * replaced, once the store has been idle a while: its WebAssembly memory never shrinks, and a
  * thread that ends gives it back. The old engine is shut down cleanly (a checkpoint) and the new
  * one starts on the same directory, within one hold of the session: statements wait meanwhile,
- * none fails.
+ * none fails, and no notification is missed.
  */
 export class RestartingEngine implements EmbeddedEngine {
   private readonly logger = new Logger('EmbeddedStore');
@@ -251,7 +251,10 @@ export class RestartingEngine implements EmbeddedEngine {
       `the embedded store engine's memory grew from ${mib(startFigure)} to ${mib(figure)}: started it anew to give it back ` +
         `(${fresh === undefined ? 'not measured' : mib(fresh)} now; statements waited ${waitedMs.toFixed(0)} ms)`,
     );
-    for (const entry of this.listening.values()) entry.onNotify('');
+    // Unlike after an engine that ended, listeners are not woken: every commit ended before the
+    // session was taken (its NOTIFY delivered before its answer), none could happen until the
+    // new engine listened, and an empty wake-up makes the change feed read back what it lately
+    // delivered (large rows, which grew the new engine again) and its informers list anew.
   }
 
   /** A new engine with every listener listening on it (closed again if one cannot). */

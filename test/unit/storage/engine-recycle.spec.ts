@@ -89,7 +89,7 @@ describe('the embedded engine, recycled once its memory grew', () => {
 
   const recycles = () => logged.mock.calls.filter(([message]) => String(message).includes('started it anew')).length;
 
-  it('replaces a grown engine once idle, holding the session: statements wait for the new engine, listeners are woken once', async () => {
+  it('replaces a grown engine once idle, holding the session: statements wait for the new engine, listeners listen on it', async () => {
     const first = new FakeEngine('first');
     let startSecond!: () => void;
     const second = new FakeEngine('second');
@@ -116,8 +116,11 @@ describe('the embedded engine, recycled once its memory grew', () => {
     expect(answered).toBe(false);
     startSecond();
     expect((await waiting).rows).toEqual([{ engine: 'second' }]);
+    // Listening on the new engine; no commit was missed, so nobody is woken without one.
     expect(second.listeners.map((l) => l.channel)).toEqual(['kv_changes']);
-    expect(notified).toEqual(['']);
+    expect(notified).toEqual([]);
+    second.listeners[0].onNotify('42');
+    expect(notified).toEqual(['42']);
     expect(recycles()).toBe(1);
 
     // The old engine's end is no failure to start again from; the new one, not grown, stays.
