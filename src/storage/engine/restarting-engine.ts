@@ -33,16 +33,18 @@ export interface RecyclePolicy {
 export const RECYCLE_MARGIN_BYTES = 32 * 1024 * 1024;
 
 /**
- * A recycle pauses every statement (about a second, most of it the new engine's start), so the
- * store must have been quiet for a while: a burst of large writes is usually followed by more.
- * Not longer than a few seconds: the server's own background writes (usage recording flushes
- * every 10 s) keep it from ever being quiet much longer, and such a write may wait the pause out.
- * Looking costs a comparison each second, and a measure (under a millisecond, in the engine's
- * thread) once per quiet spell after statements ran. At most one recycle every ten minutes,
- * whatever the figures say (a backstop should the margin ever be too small for some working set).
+ * A recycle pauses every statement (about half a second, most of it the new engine's start), so
+ * the store must have been quiet for a while: a burst of large writes is usually followed by
+ * more. Less than 10 s: the server's own background writes (usage recording flushes every 10 s)
+ * keep it from ever being quiet longer, and such a write may wait the pause out. Looking costs a
+ * comparison each second, and a measure (under a millisecond, in the engine's thread) once per
+ * quiet spell after statements ran. At most one recycle a minute whatever the figures say: a
+ * backstop should the margin ever be too small for some working set, and what lets a burst that
+ * went on after a pause (the fuzz benchmark's decodes keep the store quiet for seconds) be
+ * given back once it has ended.
  */
 export function recyclePolicy(sharedBuffersBytes: number, overrides: Partial<RecyclePolicy> = {}): RecyclePolicy {
-  return { growthBytes: sharedBuffersBytes + RECYCLE_MARGIN_BYTES, idleMs: 3_000, minIntervalMs: 10 * 60_000, checkMs: 1_000, ...overrides };
+  return { growthBytes: sharedBuffersBytes + RECYCLE_MARGIN_BYTES, idleMs: 5_000, minIntervalMs: 60_000, checkMs: 1_000, ...overrides };
 }
 
 /** The figure an engine's growth is judged by: its resident pages where they can be counted, its size otherwise. */
