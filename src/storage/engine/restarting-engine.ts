@@ -16,8 +16,10 @@ export interface RecyclePolicy {
   growthBytes: number;
   /** How long the store must have had no statement running or started. */
   idleMs: number;
-  /** The least time between two recycles. */
-  minIntervalMs: number;
+  /** At most this many recycles... */
+  maxRecycles: number;
+  /** ...within this long. */
+  recycleWindowMs: number;
   /** How often the engine is looked at once idle. */
   checkMs: number;
 }
@@ -38,13 +40,13 @@ export const RECYCLE_MARGIN_BYTES = 32 * 1024 * 1024;
  * more. Less than 10 s: the server's own background writes (usage recording flushes every 10 s)
  * keep it from ever being quiet longer, and such a write may wait the pause out. Looking costs a
  * comparison each second, and a measure (under a millisecond, in the engine's thread) once per
- * quiet spell after statements ran. At most one recycle a minute whatever the figures say: a
- * backstop should the margin ever be too small for some working set, and what lets a burst that
- * went on after a pause (the fuzz benchmark's decodes keep the store quiet for seconds) be
- * given back once it has ended.
+ * quiet spell after statements ran. At most three recycles an hour whatever the figures say: a
+ * backstop should the margin ever be too small for some working set (a pause every twenty
+ * minutes at worst), with room for a burst that went on after a pause (the fuzz benchmark's
+ * decodes keep the store quiet for seconds, and it is recycled then and again after).
  */
 export function recyclePolicy(sharedBuffersBytes: number, overrides: Partial<RecyclePolicy> = {}): RecyclePolicy {
-  return { growthBytes: sharedBuffersBytes + RECYCLE_MARGIN_BYTES, idleMs: 5_000, minIntervalMs: 60_000, checkMs: 1_000, ...overrides };
+  return { growthBytes: sharedBuffersBytes + RECYCLE_MARGIN_BYTES, idleMs: 5_000, maxRecycles: 3, recycleWindowMs: 3_600_000, checkMs: 1_000, ...overrides };
 }
 
 /** The figure an engine's growth is judged by: its resident pages where they can be counted, its size otherwise. */
@@ -57,15 +59,15 @@ export interface RecycleState {
   figure: number;
   /** How long no statement has run. */
   idleMs: number;
-  /** How long ago the last recycle was (undefined: never). */
-  sinceRecycleMs?: number;
+  /** How long ago each earlier recycle was. */
+  recyclesAgoMs?: readonly number[];
 }
 
 /** Whether to replace the engine with a new one now (pure: RestartingEngine measures, this decides). */
 export function shouldRecycle(policy: RecyclePolicy, state: RecycleState): boolean {
   if (state.figure - state.startFigure < policy.growthBytes) return false;
   if (state.idleMs < policy.idleMs) return false;
-  return state.sinceRecycleMs === undefined || state.sinceRecycleMs >= policy.minIntervalMs;
+  return (state.recyclesAgoMs ?? []).filter((ago) => ago < policy.recycleWindowMs).length < policy.maxRecycles;
 }
 
 /** Pauses between attempts to start the engine again: doubling from the first to the last. */
@@ -114,7 +116,8 @@ export class RestartingEngine implements EmbeddedEngine {
   private measured: { started: number; engine: StoppingEngine; figure: number } | undefined;
   /** The current engine's memory figure right after it started. */
   private startFigure: number | undefined;
-  private lastRecycleAt: number | undefined;
+  /** When the recycles of the last window were (older ones are dropped). */
+  private recycledAt: number[] = [];
   /** The engine being shut down by a recycle (its end is no failure). */
   private retiring: StoppingEngine | undefined;
   private checking = false;
@@ -209,7 +212,7 @@ export class RestartingEngine implements EmbeddedEngine {
         startFigure: this.startFigure,
         figure: this.measured.figure,
         idleMs: this.running > 0 ? 0 : Date.now() - this.lastActiveAt,
-        sinceRecycleMs: this.lastRecycleAt === undefined ? undefined : Date.now() - this.lastRecycleAt,
+        recyclesAgoMs: this.recycledAt.map((at) => Date.now() - at),
       };
       if (shouldRecycle(policy, state)) await this.recycleEngine(engine, state.startFigure, state.figure);
     } catch (err) {
@@ -227,7 +230,7 @@ export class RestartingEngine implements EmbeddedEngine {
       // Someone may have come and gone while this waited for the session: swapping is safe all the same.
       if (this.closing || old !== this.current || old.closed) return false;
       const held = performance.now();
-      this.lastRecycleAt = Date.now();
+      this.recycledAt = [...this.recycledAt.filter((at) => Date.now() - at < this.recycle!.recycleWindowMs), Date.now()];
       this.retiring = old;
       await old.close();
       let engine: StoppingEngine;

@@ -20,7 +20,7 @@ const keyOf = (name: string): ObjectKey => ({ resource: RESOURCE, namespace: 'de
 const objectOf = (name: string, bytes = 100): KubeObject => ({ metadata: { name, namespace: 'default' }, data: { blob: randomBytes(bytes).toString('base64') } });
 
 /** Figures low enough for a test: a few large objects grow the engine past the margin, and it recycles as soon as the store is quiet. */
-const POLICY: Partial<RecyclePolicy> = { growthBytes: 12 * MiB, idleMs: 500, checkMs: 100, minIntervalMs: 3_600_000 };
+const POLICY: Partial<RecyclePolicy> = { growthBytes: 12 * MiB, idleMs: 500, checkMs: 100, maxRecycles: 3, recycleWindowMs: 3_600_000 };
 const RECYCLED = /memory grew from (\d+) MiB to (\d+) MiB: started it anew to give it back \((\d+) MiB now; statements waited (\d+) ms\)/;
 
 /**

@@ -7,7 +7,7 @@ import { SessionMutex } from '../../../src/storage/engine/session-mutex';
 const MiB = 1024 * 1024;
 
 describe('whether to recycle the embedded engine', () => {
-  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, minIntervalMs: 600_000, checkMs: 5_000 };
+  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, maxRecycles: 2, recycleWindowMs: 600_000, checkMs: 5_000 };
   const grown = { startFigure: 40 * MiB, figure: 90 * MiB, idleMs: 10_000 };
 
   it('recycles an engine grown past the margin once the store has been idle long enough', () => {
@@ -16,9 +16,10 @@ describe('whether to recycle the embedded engine', () => {
     expect(shouldRecycle(policy, { ...grown, figure: 40 * MiB + 48 * MiB - 1 })).toBe(false);
   });
 
-  it('recycles at most once per interval, whatever the figures say', () => {
-    expect(shouldRecycle(policy, { ...grown, sinceRecycleMs: 599_999 })).toBe(false);
-    expect(shouldRecycle(policy, { ...grown, sinceRecycleMs: 600_000 })).toBe(true);
+  it('recycles at most so many times within the window, whatever the figures say', () => {
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000] })).toBe(true);
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000, 599_999] })).toBe(false);
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000, 600_000] })).toBe(true);
   });
 
   it('lets the working set of shared_buffers grow without a recycle', () => {
@@ -75,7 +76,7 @@ class FakeEngine implements StoppingEngine {
 }
 
 describe('the embedded engine, recycled once its memory grew', () => {
-  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, minIntervalMs: 600_000, checkMs: 1_000 };
+  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, maxRecycles: 1, recycleWindowMs: 600_000, checkMs: 1_000 };
   let logged: jest.SpyInstance;
 
   beforeEach(() => {
@@ -130,7 +131,7 @@ describe('the embedded engine, recycled once its memory grew', () => {
     await engine.close();
   });
 
-  it('recycles no engine that grew less than the margin, nor one the store keeps busy, nor again within the interval', async () => {
+  it('recycles no engine that grew less than the margin, nor one the store keeps busy, nor more often than the window allows', async () => {
     const first = new FakeEngine('first');
     const second = new FakeEngine('second');
     const engines = [second, new FakeEngine('third')];
@@ -153,17 +154,17 @@ describe('the embedded engine, recycled once its memory grew', () => {
     await jest.advanceTimersByTimeAsync(11_000);
     expect(start).toHaveBeenCalledTimes(1);
 
-    // The next engine grows at once: it waits out the interval since the last recycle.
+    // The next engine grows at once: it waits until the last recycle has left the window.
     expect((await engine.query<{ engine: string }>('SELECT 1')).rows).toEqual([{ engine: 'second' }]);
     second.resident = 200 * MiB;
     await engine.query('SELECT 1');
-    await jest.advanceTimersByTimeAsync(policy.minIntervalMs - 20_000);
+    await jest.advanceTimersByTimeAsync(policy.recycleWindowMs - 20_000);
     expect(start).toHaveBeenCalledTimes(1);
     await jest.advanceTimersByTimeAsync(30_000);
     expect(start).toHaveBeenCalledTimes(2);
     expect(recycles()).toBe(2);
     await engine.close();
-    await jest.advanceTimersByTimeAsync(policy.minIntervalMs * 2);
+    await jest.advanceTimersByTimeAsync(policy.recycleWindowMs * 2);
     expect(start).toHaveBeenCalledTimes(2);
   });
 
