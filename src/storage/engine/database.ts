@@ -9,9 +9,9 @@ import { ChangeNotifier, PGliteChangeNotifier, PostgresChangeNotifier } from './
 import { DataDirLock } from './data-dir-lock';
 import { createPGliteDriver } from './pglite-driver';
 import { EngineThread } from './embedded-engine';
-import { RestartingEngine } from './restarting-engine';
+import { RestartingEngine, RecyclePolicy, recyclePolicy } from './restarting-engine';
 import { SessionMutex } from './session-mutex';
-import { syncPath } from './pglite-loader';
+import { DEFAULT_SHARED_BUFFERS_BYTES, syncPath } from './pglite-loader';
 import { pgliteSession, poolSession, SqlSession } from './sql-session';
 import { PostgresConnections } from './postgres-connections';
 import { parsePostgresUrl, PostgresUrlError } from './postgres-url';
@@ -33,6 +33,8 @@ export interface DatabaseSettings {
   fsync?: boolean;
   /** Embedded only: PostgreSQL's shared_buffers in bytes (`--embedded-shared-buffers`). */
   sharedBuffersBytes?: number;
+  /** Embedded only: when an engine whose memory grew is replaced (tests lower the figures); false: never. */
+  engineRecycle?: Partial<RecyclePolicy> | false;
 }
 
 /** The PostgreSQL server of a database URL does not answer or refuses the connection. */
@@ -282,9 +284,11 @@ async function openEmbedded(settings: DatabaseSettings): Promise<Database> {
     // it ran are synced once here, with the directory entries that lead to them.
     if (fresh && durable) syncTree(dir, settings.dataDir);
     // An engine that ends by itself (a PANIC: its log could not be written, the disk full) is
-    // started again on the directory it left, while nobody holds the session.
+    // started again on the directory it left, while nobody holds the session; so is one whose
+    // memory a large input grew, once the store is idle.
     const session = new SessionMutex();
-    const pglite = new RestartingEngine(first, () => EngineThread.start(dir, engineSettings), (fn) => session.run(fn));
+    const recycle = settings.engineRecycle === false ? undefined : recyclePolicy(settings.sharedBuffersBytes ?? DEFAULT_SHARED_BUFFERS_BYTES, settings.engineRecycle);
+    const pglite = new RestartingEngine(first, () => EngineThread.start(dir, engineSettings), (fn) => session.run(fn), recycle);
     const driver = createPGliteDriver(pglite, session);
     const dataSource = new DataSource({ ...BASE_OPTIONS, driver: driver.pg } as DataSourceOptions);
     try {

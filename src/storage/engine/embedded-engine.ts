@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../../apimachinery/module-thread';
 import { recordEmbeddedCall, recordEmbeddedFsync } from '../../metrics/storage-metrics';
 import { endsTheEngine, engineEndedError, EngineErrorFields, PGliteDatabaseError } from './engine-errors';
-import type { PGliteSettings } from './pglite-loader';
+import type { EngineMemory, PGliteSettings } from './pglite-loader';
 
 /** A statement's outcome as PGlite gives it: json columns parsed, int8 and numeric as strings. */
 export interface EngineResults<T = Record<string, unknown>> {
@@ -40,7 +40,8 @@ type EngineCall =
   | { op: 'exec'; sql: string }
   | { op: 'listen'; channel: string; listener: number }
   | { op: 'unlisten'; listener: number }
-  | { op: 'close' };
+  | { op: 'close' }
+  | { op: 'memory' };
 
 export type EngineRequest = EngineCall & { id: number };
 
@@ -173,6 +174,11 @@ export class EngineThread implements EmbeddedEngine {
       if (!this.listeners.delete(listener) || this.closed) return;
       await this.request({ op: 'unlisten', listener });
     };
+  }
+
+  /** The engine's WebAssembly memory: its size, and how much of it is resident. */
+  memory(): Promise<EngineMemory> {
+    return this.request({ op: 'memory' }) as Promise<EngineMemory>;
   }
 
   /** Shuts the engine down (a checkpoint) and ends its thread. */

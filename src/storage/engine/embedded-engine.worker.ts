@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Results } from '@electric-sql/pglite';
-import { startPGlite } from './pglite-loader';
+import { EngineMemoryGauge, startPGlite } from './pglite-loader';
 import type { EngineFsync, EngineReply, EngineRequest, EngineResults, EngineThreadData } from './embedded-engine';
 import { engineEndingLogLine, engineErrorFields } from './engine-errors';
 
@@ -23,7 +23,7 @@ function plain(result: Results): EngineResults {
   return { rows: result.rows as Record<string, unknown>[], fields: result.fields, affectedRows: result.affectedRows };
 }
 
-async function answer(db: PGlite, request: EngineRequest): Promise<unknown> {
+async function answer(db: PGlite, gauge: EngineMemoryGauge, request: EngineRequest): Promise<unknown> {
   switch (request.op) {
     case 'query':
       return plain(await db.query(request.sql, request.params));
@@ -45,6 +45,8 @@ async function answer(db: PGlite, request: EngineRequest): Promise<unknown> {
     case 'close':
       await db.close();
       return undefined;
+    case 'memory':
+      return gauge.measure();
   }
 }
 
@@ -83,13 +85,14 @@ async function serve(): Promise<void> {
   port!.postMessage({ started: true } satisfies EngineReply);
   answeredStart = true;
 
+  const gauge = new EngineMemoryGauge(db);
   // One request at a time, in order: the session is PGlite's only one.
   let queue = Promise.resolve();
   port!.on('message', (request: EngineRequest) => {
     queue = queue.then(async () => {
       let reply: EngineReply;
       try {
-        reply = { id: request.id, result: await answer(db, request), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
+        reply = { id: request.id, result: await answer(db, gauge, request), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       } catch (err) {
         reply = { id: request.id, error: engineErrorFields(err), inTransaction: !db.closed && db.isInTransaction(), calls, fsyncs };
       }

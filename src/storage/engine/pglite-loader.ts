@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -199,4 +200,105 @@ function initdbInWorker(dir: string): Promise<void> {
     worker.once('error', reject);
     worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb of the embedded store in ${dir} failed (exit ${code}): ${stderr.trim()}`))));
   });
+}
+
+/** The size of the engine's WebAssembly memory, and how much of it is resident (where that can be read). */
+export interface EngineMemory {
+  bytes: number;
+  residentBytes?: number;
+}
+
+/** The parts of PGlite's Emscripten module that measuring its memory needs. */
+interface EmscriptenHeap {
+  HEAPU8: Uint8Array;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+}
+
+const PAGE_BYTES = 4096;
+
+/**
+ * Measures PGlite's WebAssembly memory. It never shrinks, and its pages once touched stay
+ * resident: what a large input made the engine allocate stays in the process after it is freed.
+ * Its size alone says little (it starts at 128 MiB, of which a fresh engine touches a third), so
+ * its resident pages are counted from /proc/self/pagemap (Linux), over the range where V8 mapped
+ * it. That address is found once: among the process's writable mappings, the one whose bytes
+ * at a fresh allocation's offset are the random ones just written there (several engines may
+ * share a process, as in tests).
+ */
+export class EngineMemoryGauge {
+  private base: number | null | undefined;
+
+  constructor(private readonly db: PGlite) {}
+
+  measure(): EngineMemory {
+    const heap = this.heap();
+    const bytes = heap.HEAPU8.buffer.byteLength;
+    if (this.base === undefined) this.base = this.findBase(heap);
+    return this.base === null ? { bytes } : { bytes, residentBytes: residentBytes(this.base, bytes) };
+  }
+
+  private heap(): EmscriptenHeap {
+    return (this.db as unknown as { Module: EmscriptenHeap }).Module;
+  }
+
+  /** Where the memory starts in this process's address space; null when it cannot be read. */
+  private findBase(heap: EmscriptenHeap): number | null {
+    let maps: string;
+    let mem: number;
+    try {
+      maps = readFileSync('/proc/self/maps', 'utf8');
+      mem = openSync('/proc/self/mem', 'r');
+    } catch {
+      return null;
+    }
+    const marker = randomBytes(32);
+    const at = heap._malloc(marker.length);
+    try {
+      heap.HEAPU8.set(marker, at);
+      const bytes = heap.HEAPU8.buffer.byteLength;
+      const seen = Buffer.alloc(marker.length);
+      for (const line of maps.split('\n')) {
+        const mapping = /^([0-9a-f]+)-([0-9a-f]+) rw-p /.exec(line);
+        if (!mapping) continue;
+        const start = parseInt(mapping[1], 16);
+        const end = parseInt(mapping[2], 16);
+        if (end - start < bytes) continue;
+        // V8 maps it at the start of its reservation, the rest of which is inaccessible: it ends
+        // where the writable mapping ends, unless the kernel merged it with a neighbour before it.
+        for (const base of new Set([start, end - bytes])) {
+          try {
+            if (readSync(mem, seen, 0, seen.length, base + at) === seen.length && seen.equals(marker)) return base;
+          } catch {
+            // unreadable there: not it
+          }
+        }
+      }
+      return null;
+    } finally {
+      heap._free(at);
+      closeSync(mem);
+    }
+  }
+}
+
+/** How many bytes of [base, base + bytes) are in memory or swapped out, from /proc/self/pagemap. */
+function residentBytes(base: number, bytes: number): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync('/proc/self/pagemap', 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const pages = Math.ceil(bytes / PAGE_BYTES);
+    const entries = Buffer.alloc(pages * 8);
+    if (readSync(fd, entries, 0, entries.length, (base / PAGE_BYTES) * 8) !== entries.length) return undefined;
+    let resident = 0;
+    // Bit 63: present in memory; bit 62: swapped out. Both count: a swapped page is the engine's still.
+    for (let i = 0; i < pages; i++) if (entries[i * 8 + 7] & 0xc0) resident++;
+    return resident * PAGE_BYTES;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,0 +1,180 @@
+import { Logger } from '@nestjs/common';
+import type { EngineResults } from '../../../src/storage/engine/embedded-engine';
+import type { EngineMemory } from '../../../src/storage/engine/pglite-loader';
+import { memoryFigure, RECYCLE_MARGIN_BYTES, RecyclePolicy, recyclePolicy, RestartingEngine, shouldRecycle, StoppingEngine } from '../../../src/storage/engine/restarting-engine';
+import { SessionMutex } from '../../../src/storage/engine/session-mutex';
+
+const MiB = 1024 * 1024;
+
+describe('whether to recycle the embedded engine', () => {
+  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, maxRecycles: 2, recycleWindowMs: 600_000, checkMs: 5_000 };
+  const grown = { startFigure: 40 * MiB, figure: 90 * MiB, idleMs: 10_000 };
+
+  it('recycles an engine grown past the margin once the store has been idle long enough', () => {
+    expect(shouldRecycle(policy, grown)).toBe(true);
+    expect(shouldRecycle(policy, { ...grown, idleMs: 9_999 })).toBe(false);
+    expect(shouldRecycle(policy, { ...grown, figure: 40 * MiB + 48 * MiB - 1 })).toBe(false);
+  });
+
+  it('recycles at most so many times within the window, whatever the figures say', () => {
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000] })).toBe(true);
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000, 599_999] })).toBe(false);
+    expect(shouldRecycle(policy, { ...grown, recyclesAgoMs: [1_000, 600_000] })).toBe(true);
+  });
+
+  it('lets the working set of shared_buffers grow without a recycle', () => {
+    expect(recyclePolicy(16 * MiB).growthBytes).toBe(16 * MiB + RECYCLE_MARGIN_BYTES);
+    expect(recyclePolicy(1024 * MiB).growthBytes).toBe(1024 * MiB + RECYCLE_MARGIN_BYTES);
+    expect(recyclePolicy(16 * MiB, { idleMs: 5 }).idleMs).toBe(5);
+  });
+
+  it('judges by resident pages where they are counted, by size otherwise', () => {
+    expect(memoryFigure({ bytes: 128 * MiB, residentBytes: 50 * MiB })).toBe(50 * MiB);
+    expect(memoryFigure({ bytes: 128 * MiB })).toBe(128 * MiB);
+  });
+});
+
+/** An engine that answers with its name, whose memory figure the test sets. */
+class FakeEngine implements StoppingEngine {
+  closed = false;
+  resident: number;
+  private endWith!: (reason: Error) => void;
+  readonly ended = new Promise<Error>((resolve) => (this.endWith = resolve));
+  readonly listeners: Array<{ channel: string; onNotify: (payload: string) => void }> = [];
+
+  constructor(
+    readonly name: string,
+    resident = 40 * MiB,
+  ) {
+    this.resident = resident;
+  }
+
+  memory(): Promise<EngineMemory> {
+    return this.closed ? Promise.reject(new Error('closed')) : Promise.resolve({ bytes: 128 * MiB, residentBytes: this.resident });
+  }
+  isInTransaction(): boolean {
+    return false;
+  }
+  query<T>(): Promise<EngineResults<T>> {
+    return this.closed ? Promise.reject(new Error(`${this.name} is closed`)) : Promise.resolve({ rows: [{ engine: this.name } as T], fields: [] });
+  }
+  exec(): Promise<EngineResults[]> {
+    return Promise.resolve([]);
+  }
+  transaction<T>(fn: (tx: this) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    this.listeners.push({ channel, onNotify });
+    return Promise.resolve(() => Promise.resolve());
+  }
+  close(): Promise<void> {
+    this.closed = true;
+    this.endWith(new Error('closed'));
+    return Promise.resolve();
+  }
+}
+
+describe('the embedded engine, recycled once its memory grew', () => {
+  const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, maxRecycles: 1, recycleWindowMs: 600_000, checkMs: 1_000 };
+  let logged: jest.SpyInstance;
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    logged = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    logged.mockRestore();
+    jest.useRealTimers();
+  });
+
+  const recycles = () => logged.mock.calls.filter(([message]) => String(message).includes('started it anew')).length;
+
+  it('replaces a grown engine once idle, holding the session: statements wait for the new engine, listeners listen on it', async () => {
+    const first = new FakeEngine('first');
+    let startSecond!: () => void;
+    const second = new FakeEngine('second');
+    const start = jest.fn(() => new Promise<FakeEngine>((resolve) => (startSecond = () => resolve(second))));
+    const session = new SessionMutex();
+    const engine = new RestartingEngine(first, start, (fn) => session.run(fn), policy);
+    const notified: string[] = [];
+    await engine.listen('kv_changes', (payload) => notified.push(payload));
+
+    first.resident = 100 * MiB;
+    await engine.query('SELECT 1');
+    // Not idle yet: nothing happens.
+    await jest.advanceTimersByTimeAsync(9_000);
+    expect(start).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(start).toHaveBeenCalledTimes(1);
+    expect(first.closed).toBe(true);
+
+    // A statement asked for meanwhile waits for the session, then runs on the new engine.
+    const waiting = session.run(() => engine.query<{ engine: string }>('SELECT 1'));
+    let answered = false;
+    void waiting.then(() => (answered = true));
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(answered).toBe(false);
+    startSecond();
+    expect((await waiting).rows).toEqual([{ engine: 'second' }]);
+    // Listening on the new engine; no commit was missed, so nobody is woken without one.
+    expect(second.listeners.map((l) => l.channel)).toEqual(['kv_changes']);
+    expect(notified).toEqual([]);
+    second.listeners[0].onNotify('42');
+    expect(notified).toEqual(['42']);
+    expect(recycles()).toBe(1);
+
+    // The old engine's end is no failure to start again from; the new one, not grown, stays.
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(start).toHaveBeenCalledTimes(1);
+    expect(engine.closed).toBe(false);
+    await engine.close();
+  });
+
+  it('recycles no engine that grew less than the margin, nor one the store keeps busy, nor more often than the window allows', async () => {
+    const first = new FakeEngine('first');
+    const second = new FakeEngine('second');
+    const engines = [second, new FakeEngine('third')];
+    const start = jest.fn(() => Promise.resolve(engines.shift()!));
+    const engine = new RestartingEngine(first, start, (fn) => fn(), policy);
+    await jest.advanceTimersByTimeAsync(0);
+
+    first.resident = 40 * MiB + policy.growthBytes - 1;
+    await engine.query('SELECT 1');
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(start).not.toHaveBeenCalled();
+
+    // Grown, but a statement every few seconds: never idle.
+    first.resident = 200 * MiB;
+    for (let i = 0; i < 10; i++) {
+      await engine.query('SELECT 1');
+      await jest.advanceTimersByTimeAsync(5_000);
+    }
+    expect(start).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(11_000);
+    expect(start).toHaveBeenCalledTimes(1);
+
+    // The next engine grows at once: it waits until the last recycle has left the window.
+    expect((await engine.query<{ engine: string }>('SELECT 1')).rows).toEqual([{ engine: 'second' }]);
+    second.resident = 200 * MiB;
+    await engine.query('SELECT 1');
+    await jest.advanceTimersByTimeAsync(policy.recycleWindowMs - 20_000);
+    expect(start).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(start).toHaveBeenCalledTimes(2);
+    expect(recycles()).toBe(2);
+    await engine.close();
+    await jest.advanceTimersByTimeAsync(policy.recycleWindowMs * 2);
+    expect(start).toHaveBeenCalledTimes(2);
+  });
+
+  it('is never recycled without a policy', async () => {
+    const first = new FakeEngine('first', 40 * MiB);
+    const start = jest.fn(() => Promise.resolve(new FakeEngine('second')));
+    const engine = new RestartingEngine(first, start, (fn) => fn());
+    first.resident = 500 * MiB;
+    await jest.advanceTimersByTimeAsync(3_600_000);
+    expect(start).not.toHaveBeenCalled();
+    await engine.close();
+  });
+});
