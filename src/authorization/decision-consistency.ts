@@ -15,6 +15,8 @@ export interface StoreFollowingState {
 
 /** How long a decision waits for the indexes to apply the store's revision before it is refused. */
 export const DECISION_CONSISTENCY_TIMEOUT_MS = 3000;
+/** While it waits, it looks this often whether the store still answers the change feed. */
+const STORE_CHECK_STEP_MS = 250;
 
 /**
  * Decisions that never contradict an acknowledged write, on any replica (the "new enemy"
@@ -74,11 +76,13 @@ export class DecisionConsistency {
   private async waitFor(states: readonly StoreFollowingState[], revision: bigint): Promise<void> {
     const started = performance.now();
     for (const state of states) {
-      const left = this.timeoutMs - (performance.now() - started);
-      if (state.appliedRevision() >= revision) continue;
-      if (left <= 0 || !(await state.waitForRevision(revision, left))) {
+      while (state.appliedRevision() < revision) {
+        const left = this.timeoutMs - (performance.now() - started);
+        // In steps, so a store that went away after its revision was read is noticed within one.
+        if (left > 0 && (await state.waitForRevision(revision, Math.min(left, STORE_CHECK_STEP_MS)))) break;
         // The store went away after its revision was read: as when it cannot be read at all.
         if (!this.storeFollowed()) return this.storeAway('the change feed cannot read it');
+        if (performance.now() - started < this.timeoutMs) continue;
         recordDecisionConsistencyWait('timeout', (performance.now() - started) / 1000);
         throw new StatusError(
           503,

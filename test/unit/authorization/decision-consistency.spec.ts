@@ -145,6 +145,19 @@ describe('DecisionConsistency', () => {
     expect(behind.waiting()).toBe(0);
   });
 
+  it('notices the store going away during its wait, long before the bound', async () => {
+    let feedReads = true;
+    const consistency = new DecisionConsistency(new CurrentRevision(() => Promise.resolve('9')), true, 10_000, () => feedReads);
+    const behind = followingState(3n);
+    const started = performance.now();
+    const decided = Promise.resolve(consistency.ensure([behind]));
+    setTimeout(() => (feedReads = false), 50);
+    await expect(decided).resolves.toBeUndefined();
+    // A step (250 ms) after the store went away, not the 10 s bound.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(behind.waiting()).toBe(0);
+  });
+
   it('any other failure of the read is not hidden', async () => {
     const consistency = new DecisionConsistency(new CurrentRevision(() => Promise.reject(new Error('syntax error'))), true);
     await expect(Promise.resolve(consistency.ensure([followingState(1n)]))).rejects.toThrow('syntax error');
