@@ -4,7 +4,7 @@ import { ChangeFeed } from '../changefeed/change-feed';
 import { ChangeFeedService } from '../changefeed/change-feed.service';
 import { Informer, InformerOptions } from './informer';
 import { OBJECT_STORE, ObjectStore } from '../mvcc/object-store';
-import { ListEncodingWarmer } from '../cacher/list-encoding-warmer';
+import { ListEncodingWarmer } from './list-encoding-warmer';
 
 /** Options for every informer of the factory (tests shorten the waits); none in the server. */
 export const INFORMER_OPTIONS = Symbol('INFORMER_OPTIONS');

@@ -1,6 +1,6 @@
 import { KubeObject } from '../../../src/apimachinery/types';
 import { elementParts, listItemOf } from '../../../src/runtime/serializer/kept-encodings';
-import { ListEncodingWarmer } from '../../../src/storage/cacher/list-encoding-warmer';
+import { ListEncodingWarmer } from '../../../src/storage/informer/list-encoding-warmer';
 import { Change } from '../../../src/storage/mvcc/object-store';
 
 const binding = (i: number): KubeObject => ({

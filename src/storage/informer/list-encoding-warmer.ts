@@ -1,6 +1,6 @@
 import { KubeObject } from '../../apimachinery/types';
 import { keepListEncodings } from '../../runtime/serializer/kept-encodings';
-import { Informer, InformerChangeListener } from '../informer/informer';
+import { Informer, InformerChangeListener } from './informer';
 import { Change } from '../mvcc/object-store';
 
 /**
