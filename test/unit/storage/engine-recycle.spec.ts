@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { EngineResults } from '../../../src/storage/engine/embedded-engine';
-import type { EngineMemory } from '../../../src/storage/engine/pglite-loader';
-import { memoryFigure, RECYCLE_MARGIN_BYTES, RecyclePolicy, recyclePolicy, RestartingEngine, shouldRecycle, StoppingEngine } from '../../../src/storage/engine/restarting-engine';
+import { memoryFigure, RECYCLE_MARGIN_BYTES, RecyclePolicy, recyclePolicy, RestartingEngine, shouldRecycle } from '../../../src/storage/engine/restarting-engine';
 import { SessionMutex } from '../../../src/storage/engine/session-mutex';
+import { FakeEngine } from '../../support/fake-engine';
 
 const MiB = 1024 * 1024;
 
@@ -33,47 +32,6 @@ describe('whether to recycle the embedded engine', () => {
     expect(memoryFigure({ bytes: 128 * MiB })).toBe(128 * MiB);
   });
 });
-
-/** An engine that answers with its name, whose memory figure the test sets. */
-class FakeEngine implements StoppingEngine {
-  closed = false;
-  resident: number;
-  private endWith!: (reason: Error) => void;
-  readonly ended = new Promise<Error>((resolve) => (this.endWith = resolve));
-  readonly listeners: Array<{ channel: string; onNotify: (payload: string) => void }> = [];
-
-  constructor(
-    readonly name: string,
-    resident = 40 * MiB,
-  ) {
-    this.resident = resident;
-  }
-
-  memory(): Promise<EngineMemory> {
-    return this.closed ? Promise.reject(new Error('closed')) : Promise.resolve({ bytes: 128 * MiB, residentBytes: this.resident });
-  }
-  isInTransaction(): boolean {
-    return false;
-  }
-  query<T>(): Promise<EngineResults<T>> {
-    return this.closed ? Promise.reject(new Error(`${this.name} is closed`)) : Promise.resolve({ rows: [{ engine: this.name } as T], fields: [] });
-  }
-  exec(): Promise<EngineResults[]> {
-    return Promise.resolve([]);
-  }
-  transaction<T>(fn: (tx: this) => Promise<T>): Promise<T> {
-    return fn(this);
-  }
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    this.listeners.push({ channel, onNotify });
-    return Promise.resolve(() => Promise.resolve());
-  }
-  close(): Promise<void> {
-    this.closed = true;
-    this.endWith(new Error('closed'));
-    return Promise.resolve();
-  }
-}
 
 describe('the embedded engine, recycled once its memory grew', () => {
   const policy: RecyclePolicy = { growthBytes: 48 * MiB, idleMs: 10_000, maxRecycles: 1, recycleWindowMs: 600_000, checkMs: 1_000 };

@@ -1,44 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { EngineResults } from '../../../src/storage/engine/embedded-engine';
-import { RestartingEngine, StoppingEngine } from '../../../src/storage/engine/restarting-engine';
+import { RestartingEngine } from '../../../src/storage/engine/restarting-engine';
 import { SessionMutex } from '../../../src/storage/engine/session-mutex';
-
-/** An engine that answers with its name until it is made to end. */
-class FakeEngine implements StoppingEngine {
-  closed = false;
-  private endWith!: (reason: Error) => void;
-  readonly ended = new Promise<Error>((resolve) => (this.endWith = resolve));
-  private failure: Error | undefined;
-  readonly listeners: Array<{ channel: string; onNotify: (payload: string) => void }> = [];
-
-  constructor(readonly name: string) {}
-
-  end(reason: Error): void {
-    this.failure = reason;
-    this.endWith(reason);
-  }
-  isInTransaction(): boolean {
-    return false;
-  }
-  query<T>(): Promise<EngineResults<T>> {
-    return this.failure ? Promise.reject(this.failure) : Promise.resolve({ rows: [{ engine: this.name } as T], fields: [] });
-  }
-  exec(): Promise<EngineResults[]> {
-    return this.failure ? Promise.reject(this.failure) : Promise.resolve([]);
-  }
-  transaction<T>(fn: (tx: this) => Promise<T>): Promise<T> {
-    return fn(this);
-  }
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    this.listeners.push({ channel, onNotify });
-    return Promise.resolve(() => Promise.resolve());
-  }
-  close(): Promise<void> {
-    this.closed = true;
-    this.endWith(new Error('closed'));
-    return Promise.resolve();
-  }
-}
+import { FakeEngine } from '../../support/fake-engine';
 
 const engineOf = async (engine: RestartingEngine) => ((await engine.query<{ engine: string }>('SELECT 1')).rows[0] as { engine: string }).engine;
 
