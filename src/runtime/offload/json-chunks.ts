@@ -1,5 +1,5 @@
 import { setOwn } from '../../apimachinery/types';
-import { yieldToEventLoop } from './loop-turn';
+import { SLICE_MS, yieldToEventLoop } from './loop-turn';
 
 /**
  * A JSON value cut into pieces of about CHUNK_CHARS each, so that the event loop can build a
@@ -18,8 +18,6 @@ export interface JsonChunks {
 
 /** The size of one piece, in characters of JSON. */
 const CHUNK_CHARS = 64 * 1024;
-/** How long the event loop builds a value before it lets other work in. */
-const SLICE_MS = 8;
 
 type Container = Record<string, unknown> | unknown[];
 type Path = Array<string | number>;

@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { isPlainObject } from '../../apimachinery/types';
 import { GZIP_LEVEL } from '../serializer/compression';
 import { hasLongArrays, jsonParts } from '../serializer/json-pieces';
+import { SLICE_MS } from './loop-turn';
 import { sendRenderedOffLoop, yieldToEventLoop } from './offload';
 
 /**
@@ -13,8 +14,6 @@ import { sendRenderedOffLoop, yieldToEventLoop } from './offload';
  * the encoding. Smaller lists are sent whole, with a Content-Length, as before.
  */
 export const STREAMED_LIST_CHARS = 1024 * 1024;
-/** How long the event loop encodes items before it lets other work in. */
-const SLICE_MS = 8;
 /**
  * Once streaming, text goes to the socket in pieces this size: converting and encrypting a
  * 1 MiB piece in one step held the event loop for tens of ms under load. Up to

@@ -1,4 +1,10 @@
 /**
+ * How long a long pass on the event loop (encoding, building or comparing a large value) runs
+ * before it yields: short enough that a probe waiting behind it is answered well within 100 ms.
+ */
+export const SLICE_MS = 8;
+
+/**
  * Lets I/O that waited (a liveness probe's request) in before the next stage of a large
  * request. One setImmediate is not enough when the stage before ran in an I/O callback (a
  * request's body, a codec or engine thread's answer): the immediate runs in the same turn of

@@ -12,7 +12,7 @@ import { applyPatch, ParsedPatch, parsePatch, PatchOutcome } from '../patch/patc
 import { ResourceType, schemaKindOf } from '../schema/resource-type';
 import { FieldValidationDirective } from '../schema/field-validation';
 import { ownBytes, runOnCodecThread } from './codec-threads';
-import { yieldToEventLoop } from './loop-turn';
+import { SLICE_MS, yieldToEventLoop } from './loop-turn';
 import { fromJsonChunksInSlices, JsonChunks } from './json-chunks';
 import { FieldManager } from '../apply/field-manager';
 import { KubeObject } from '../../apimachinery/types';
@@ -29,8 +29,6 @@ import { deepClone } from '../../apimachinery/system-metadata';
  * costs more than the work).
  */
 export const OFF_LOOP_BYTES = 16 * 1024;
-/** How long the event loop encodes list items before it lets other work in. */
-const SLICE_MS = 8;
 /** Bodies larger than this go to the socket a slice at a time (TLS encrypts as it is written). */
 const SEND_SLICE_BYTES = 256 * 1024;
 
