@@ -177,6 +177,8 @@ export class RestartingEngine implements EmbeddedEngine {
 
   /** Counts a statement as running until `promise` settles: the store is idle when none is. */
   private track<T>(promise: Promise<T>): Promise<T> {
+    // Only a store that may be recycled needs to know when it is idle.
+    if (!this.checker) return promise;
     this.running++;
     this.started++;
     this.lastActiveAt = Date.now();
