@@ -6,6 +6,7 @@ import { AuditOptions, defaultAuditOptions } from '../src/config/options';
 import { issueClientCertificate } from '../src/server/certificates';
 import { runLoad } from './load';
 import { describeCost, median, runMeasuredLoad } from './main-thread-cost';
+import { ThreadProfile } from './profile';
 import { BenchServer, startBaseline, startBenchServer } from './servers';
 
 /**
@@ -27,6 +28,7 @@ const CONNECTIONS = 50;
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP_MS = 10_000;
+const PROFILE_PREFIX = process.env.BENCH_PROFILE;
 const REVIEWS = '/apis/authorization.platform.io/v1/subjectaccessreviews';
 
 export const REVIEWS_PATH = REVIEWS;
@@ -91,6 +93,13 @@ export async function runAccessReviewBench(withAudit = process.argv.includes('au
       // A server runs for days: both sides first get load until their code is optimized.
       await runLoad({ url: server.running.url, method: 'POST', path: REVIEWS, body: review, headers, tls, connections: CONNECTIONS, durationMs: WARMUP_MS, expectStatus: 201 });
       await runLoad({ url: baseline.url, method: 'POST', path: '/baseline', body: review, headers, tls: { ca: m.caCertPem }, connections: CONNECTIONS, durationMs: WARMUP_MS / 2, expectStatus: 201 });
+      if (PROFILE_PREFIX) {
+        const profile = new ThreadProfile(PROFILE_PREFIX);
+        await profile.start();
+        await runLoad({ url: server.running.url, method: 'POST', path: REVIEWS, body: review, headers, tls, connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: 0, expectStatus: 201 });
+        await profile.stop();
+        console.log(`profile written: ${PROFILE_PREFIX}.cpuprofile, ${PROFILE_PREFIX}.heapprofile`);
+      }
       for (let round = 0; round < ROUNDS; round++) {
         const base = await runMeasuredLoad({
           url: baseline.url, method: 'POST', path: '/baseline', body: review, headers, tls: { ca: m.caCertPem },

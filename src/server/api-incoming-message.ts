@@ -22,9 +22,24 @@ export class ApiIncomingMessage extends IncomingMessage {
   body: unknown = undefined;
   /** The request chain's scope. */
   scope: unknown = undefined;
+  /** express's router: the route matched. */
+  route: unknown = undefined;
+  /**
+   * Node's count of listeners: a readable stream's constructor leaves it to the prototype's 0
+   * until the first listener is added (the body stage's), so it is declared too.
+   */
+  _eventsCount = 0;
 }
 
-/** The server's response object: Node's ServerResponse with express's `locals` declared up front (see ApiIncomingMessage). */
+/**
+ * The server's response object: Node's ServerResponse with express's `locals` declared up
+ * front (see ApiIncomingMessage), and the fields Node itself adds after construction: the
+ * status line, whose defaults live on the prototype until a response sets its own, and the
+ * server's per-socket request limit.
+ */
 export class ApiServerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   locals: unknown = undefined;
+  statusCode = 200;
+  statusMessage: string = undefined as unknown as string;
+  _maxRequestsPerSocket: unknown = undefined;
 }

@@ -6,8 +6,10 @@ import { addAuditAnnotation, recordRequestObject, recordRequestPatch, recordResp
 import { ResourceType } from '../../runtime/schema/resource-type';
 import { FieldValidationDirective } from '../../runtime/schema/field-validation';
 import { prettyRequested } from '../../runtime/serializer/negotiation';
-import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop } from '../../runtime/offload/offload';
-import { isStreamableJson, sendJsonOffLoop } from '../../runtime/offload/list-stream';
+import { decodeObjectRequestOffLoop, renderResponseOffLoop, sendRenderedOffLoop, sentAtOnce } from '../../runtime/offload/offload';
+import { sendJsonOffLoop } from '../../runtime/offload/list-stream';
+import { hasLongArrays } from '../../runtime/serializer/json-pieces';
+import { sendRendered } from '../../runtime/serializer/response';
 import { addWarning, warningSink } from './warnings';
 import { deleteOptionsFor, Reader, writeOptionsFor, WriteScope } from '../../registry/rest/storage';
 import { RequestWriteOptions } from '../../registry/options/request-options';
@@ -145,9 +147,16 @@ export class ResourceHandler {
     const target = { type: scope.target.target.type, query: req.query as Record<string, unknown> };
     const format = scope.response.format;
     const pretty = prettyRequested(target.query, req.headers['user-agent']);
-    // A large JSON answer (a list, who-can) goes out as its items are encoded, never as one string.
-    if (format.serializer === 'json' && !format.transform && !pretty && !format.pretty && isStreamableJson(body)) {
-      return sendJsonOffLoop(res, code, format.mediaType, body, scope.response.gzip);
+    if (format.serializer === 'json' && !format.transform && !pretty && !format.pretty) {
+      const long = hasLongArrays(body);
+      // A large JSON answer (a list, who-can) goes out as its items are encoded, never as one string.
+      if (long && (body as { kind?: unknown }).kind !== 'Status') return sendJsonOffLoop(res, code, format.mediaType, body as Record<string, unknown>, scope.response.gzip);
+      // A small one (an access review's) is one JSON text, sent at once: no slices to await.
+      if (!long) {
+        const rendered = { contentType: format.mediaType, body: JSON.stringify(body) + '\n' };
+        if (sentAtOnce(rendered.body)) return sendRendered(res, code, rendered, scope.response.gzip);
+        return sendRenderedOffLoop(res, code, rendered, scope.response.gzip);
+      }
     }
     const rendered = await renderResponseOffLoop(format, body, target, pretty);
     await sendRenderedOffLoop(res, code, rendered, scope.response.gzip);

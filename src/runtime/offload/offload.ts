@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { decodeApplyConfiguration } from '../apply/apply-request';
-import { contentEncodeAsync } from '../serializer/compression';
+import { contentEncodeAsync, GZIP_THRESHOLD_BYTES } from '../serializer/compression';
 import { protobufMessageFor } from '../serializer/kind-rendering';
 import { ResponseFormat } from '../serializer/negotiation';
 import { DecodedObject, decodeObjectRequest, textMediaTypeOf } from '../serializer/object-decoder';
@@ -288,6 +288,14 @@ export async function renderResponseOffLoop(format: ResponseFormat, body: unknow
   const protobufMessage = serializer === 'protobuf' ? protobufMessageFor(target.type, String((value as { kind?: unknown }).kind ?? '')) : undefined;
   const out = await runOnCodecThread({ op: 'serialize', serializer, json, pretty: indent, protobufMessage });
   return { contentType, body: typeof out === 'string' ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength) };
+}
+
+/**
+ * Whether sendRendered sends a text as sendRenderedOffLoop would: well below the gzip threshold
+ * and one slice (a UTF-8 character is at most 3 bytes per UTF-16 unit).
+ */
+export function sentAtOnce(text: string): boolean {
+  return text.length * 3 <= Math.min(GZIP_THRESHOLD_BYTES, SEND_SLICE_BYTES);
 }
 
 /** sendRendered for any size: compressed in libuv's pool, a large body sent a slice at a time. */

@@ -12,13 +12,16 @@ interface LongArray {
   items: unknown[];
 }
 
+/** Whether an array of an answer's top is long: any array of LONG_ARRAY elements, `items` or `rows` of more than one. */
+const isLongArray = (field: string, child: unknown[]) => child.length >= LONG_ARRAY || ((field === 'items' || field === 'rows') && child.length > 1);
+
 /** The long arrays of an answer: `items` or `rows` at its top, and any long array one or two levels down. */
 function longArrays(value: Record<string, unknown>): LongArray[] {
   const found: LongArray[] = [];
   for (const field of Object.keys(value)) {
     const child = value[field];
     if (Array.isArray(child)) {
-      if (child.length >= LONG_ARRAY || ((field === 'items' || field === 'rows') && child.length > 1)) found.push({ field, items: child });
+      if (isLongArray(field, child)) found.push({ field, items: child });
     } else if (isPlainObject(child)) {
       for (const inner of Object.keys(child)) {
         const grandchild = child[inner];
@@ -29,9 +32,26 @@ function longArrays(value: Record<string, unknown>): LongArray[] {
   return found;
 }
 
-/** Whether jsonPieces cuts `value` into pieces (a list, a Table, a large answer): else it is one piece. */
+/**
+ * Whether jsonPieces cuts `value` into pieces (a list, a Table, a large answer): else it is one
+ * piece. Asked of every answer, most of which have none: nothing is allocated to tell.
+ */
 export function hasLongArrays(value: unknown): boolean {
-  return isPlainObject(value) && longArrays(value).length > 0;
+  if (!isPlainObject(value)) return false;
+  for (const field in value) {
+    if (!Object.hasOwn(value, field)) continue;
+    const child = value[field];
+    if (Array.isArray(child)) {
+      if (isLongArray(field, child)) return true;
+    } else if (isPlainObject(child)) {
+      for (const inner in child) {
+        if (!Object.hasOwn(child, inner)) continue;
+        const grandchild = child[inner];
+        if (Array.isArray(grandchild) && grandchild.length >= LONG_ARRAY) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /**

@@ -48,7 +48,9 @@ export function warningValues(res: Response): string[] {
  * Latin-1 character per byte) a second time; with a Buffer body it writes them as they are.
  */
 export function bodyFor(res: Response, body: string | Buffer): string | Buffer {
-  return typeof body === 'string' && warningValues(res).some((v) => /[^\x00-\x7f]/.test(v)) ? Buffer.from(body, 'utf8') : body;
+  // Most responses carry no warning: nothing to look at then.
+  if (typeof body !== 'string' || res.getHeader('Warning') === undefined) return body;
+  return warningValues(res).some((v) => /[^\x00-\x7f]/.test(v)) ? Buffer.from(body, 'utf8') : body;
 }
 
 /** Sends a rendered body with its status code, compressing it when negotiated. */
