@@ -18,6 +18,12 @@ export interface DecisionOptions {
   arrivedAt?: number;
 }
 
+/** What the authorizers that had no opinion said, collected as a decision goes on. */
+interface Undecided {
+  errors: string[] | undefined;
+  reasons: string[] | undefined;
+}
+
 /** One authorizer's answer to a question, as a traced decision records it. */
 export interface AuthorizerAnswer {
   type: string;
@@ -76,36 +82,81 @@ export class AuthorizerChain {
    * grants nothing, so a traced decision is not counted.
    */
   async authorize(attrs: AuthorizationAttributes, options: DecisionOptions = {}): Promise<AuthorizationResult> {
-    const trace = options.trace;
-    // As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
-    // decides, the reasons of all are joined by newlines and their errors aggregated.
-    // Asked on every request: the lists are made only once some authorizer gives a reason,
-    // and an authorizer that answers at once is not awaited.
-    let errors: string[] | undefined;
-    let reasons: string[] | undefined;
+    return this.decide(attrs, options);
+  }
+
+  /**
+   * authorize's decision, at once when nothing has to be awaited (the authorizers' state has
+   * caught up and each asked answers at once, as on almost every request), else a promise.
+   * As kube's union authorizer: the deciding authorizer's answer stands alone; when nobody
+   * decides, the reasons of all are joined by newlines and their errors aggregated. Asked on
+   * every request: the lists are made only once some authorizer gives a reason.
+   */
+  decide(attrs: AuthorizationAttributes, options: DecisionOptions = {}): AuthorizationResult | Promise<AuthorizationResult> {
     const chain = this.chain;
+    const undecided: Undecided = { errors: undefined, reasons: undefined };
     for (let i = 0; i < chain.length; i++) {
-      const authorizer = chain[i];
       // system:masters needs no state; the configured authorizers wait for theirs to catch up.
       if (i === 1) {
         const caughtUp = this.consistent(options.arrivedAt);
-        if (caughtUp) await caughtUp;
+        if (caughtUp) return this.decideLater(chain, i, caughtUp, undefined, attrs, options, undecided);
       }
-      const answer = authorizer.authorize(attrs);
-      const result = answer instanceof Promise ? await answer : answer;
-      trace?.push({ type: authorizer.type, name: authorizer.name, result });
-      if (result.decision !== 'NoOpinion') {
-        // kube instruments the configured authorizers only, not the system:masters shortcut.
-        if (authorizer !== privilegedGroupAuthorizer) {
-          recordAuthorizationDecision(authorizer, result.decision === 'Allow' ? 'allowed' : 'denied');
-          if (!trace && result.grantedBy) this.usage?.record(result, attrs);
-          else if (!trace && result.decision === 'Deny') this.usage?.recordDenied(attrs);
-        }
-        return result;
-      }
-      if (result.evaluationError) (errors ??= []).push(result.evaluationError);
-      if (result.reason) (reasons ??= []).push(result.reason);
+      const answer = chain[i].authorize(attrs);
+      if (answer instanceof Promise) return this.decideLater(chain, i, undefined, answer, attrs, options, undecided);
+      if (this.decides(chain[i], answer, attrs, options.trace, undecided)) return answer;
     }
+    return this.noOpinion(attrs, options.trace, undecided);
+  }
+
+  /**
+   * The rest of a decision from authorizer `from` on, once something is awaited: the state
+   * catching up before `from` asks, or the answer `from` gave.
+   */
+  private async decideLater(
+    chain: Authorizer[],
+    from: number,
+    caughtUp: Promise<void> | undefined,
+    pendingAnswer: Promise<AuthorizationResult> | undefined,
+    attrs: AuthorizationAttributes,
+    options: DecisionOptions,
+    undecided: Undecided,
+  ): Promise<AuthorizationResult> {
+    for (let i = from; i < chain.length; i++) {
+      let result: AuthorizationResult;
+      if (i === from && pendingAnswer) result = await pendingAnswer;
+      else {
+        if (i === from && caughtUp) await caughtUp;
+        else if (i === 1) {
+          const wait = this.consistent(options.arrivedAt);
+          if (wait) await wait;
+        }
+        const answer = chain[i].authorize(attrs);
+        result = answer instanceof Promise ? await answer : answer;
+      }
+      if (this.decides(chain[i], result, attrs, options.trace, undecided)) return result;
+    }
+    return this.noOpinion(attrs, options.trace, undecided);
+  }
+
+  /** Records an authorizer's answer; whether it decides (else its reason and error are kept). */
+  private decides(authorizer: Authorizer, result: AuthorizationResult, attrs: AuthorizationAttributes, trace: AuthorizerAnswer[] | undefined, undecided: Undecided): boolean {
+    trace?.push({ type: authorizer.type, name: authorizer.name, result });
+    if (result.decision !== 'NoOpinion') {
+      // kube instruments the configured authorizers only, not the system:masters shortcut.
+      if (authorizer !== privilegedGroupAuthorizer) {
+        recordAuthorizationDecision(authorizer, result.decision === 'Allow' ? 'allowed' : 'denied');
+        if (!trace && result.grantedBy) this.usage?.record(result, attrs);
+        else if (!trace && result.decision === 'Deny') this.usage?.recordDenied(attrs);
+      }
+      return true;
+    }
+    if (result.evaluationError) (undecided.errors ??= []).push(result.evaluationError);
+    if (result.reason) (undecided.reasons ??= []).push(result.reason);
+    return false;
+  }
+
+  /** The decision when no authorizer decides. */
+  private noOpinion(attrs: AuthorizationAttributes, trace: AuthorizerAnswer[] | undefined, { errors, reasons }: Undecided): AuthorizationResult {
     if (!trace) this.usage?.recordDenied(attrs);
     return { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', ...(errors ? { evaluationError: aggregateErrors(errors) } : {}) };
   }

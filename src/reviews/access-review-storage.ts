@@ -54,7 +54,8 @@ export class AccessReviewStorage implements ResourceStorage {
     if (errs.length) throw this.request.invalid(target, errs);
 
     const attrs = reviewAttributes(this.subject(spec, opts.user), spec, options);
-    const result = await this.chain.authorize(attrs, { arrivedAt: opts.receivedAt });
+    const decided = this.chain.decide(attrs, { arrivedAt: opts.receivedAt });
+    const result = decided instanceof Promise ? await decided : decided;
     const status: SubjectAccessReviewStatus = {
       allowed: result.decision === 'Allow',
       denied: result.decision === 'Deny',

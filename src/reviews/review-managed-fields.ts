@@ -15,8 +15,10 @@ export function fieldShape(value: unknown, schema: Schema | undefined): string {
     case 'map': {
       if (!isPlainObject(value) || schema.mapType === 'atomic') return '*';
       // Keys in the body's order: another order is another (equally valid) memo entry.
+      // (Own keys as Object.keys lists them, without making the list.)
       let shape = '{';
-      for (const key of Object.keys(value)) {
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         const field = schema.kind === 'struct' && Object.hasOwn(schema.fields, key);
         const child = schema.kind === 'map' ? schema.values : field ? schema.fields[key] : undefined;
         // A field's name is one of the schema's (no quote or colon in it); any other key is quoted.

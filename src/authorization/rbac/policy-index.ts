@@ -55,6 +55,8 @@ interface SubjectMatch {
 export class IndexedBinding implements GrantingBinding {
   /** The rules of the role it references; cleared when that role changes. */
   resolved: RoleResolution | undefined;
+  /** The sources of its rules by subject index, made as decisions visit them. */
+  private ruleSources: RuleSource[] | undefined;
   /** Its validity window (time-bound bindings), open-ended sides as infinities so the check is two comparisons. */
   private readonly validFrom: number;
   private readonly validUntil: number;
@@ -72,6 +74,16 @@ export class IndexedBinding implements GrantingBinding {
     const window = bindingWindow(object);
     this.validFrom = window.validFrom ?? Number.NEGATIVE_INFINITY;
     this.validUntil = window.validUntil ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Where its rules come from for the subject at `subjectIndex`: made once per subject (a
+   * binding is replaced, never changed, when its object changes), as every decision it
+   * grants names it.
+   */
+  sourceOf(subjectIndex: number): RuleSource {
+    const sources = (this.ruleSources ??= []);
+    return (sources[subjectIndex] ??= new RuleSource(this, subjectIndex));
   }
 
   matchOf(key: SubjectKey): SubjectMatch | undefined {
@@ -99,6 +111,9 @@ export class IndexedBinding implements GrantingBinding {
 
 /** Where a rule came from, as kube's allow reasons describe it. */
 export class RuleSource {
+  private description: string | undefined;
+  private reason: string | undefined;
+
   constructor(
     readonly binding: IndexedBinding,
     /** Index of the first subject of the binding that names the caller. */
@@ -109,10 +124,15 @@ export class RuleSource {
     return this.binding.subjects[this.subjectIndex];
   }
 
-  /** `ClusterRoleBinding "x" of ClusterRole "y" to User "alice"`, `RoleBinding "x/ns" of Role "y" to Group "g"`. */
+  /** `ClusterRoleBinding "x" of ClusterRole "y" to User "alice"`, `RoleBinding "x/ns" of Role "y" to Group "g"`; made once. */
   describe(): string {
     const b = this.binding;
-    return `${describeBinding(b.kind, b.namespace, b.name)} of ${b.roleRef?.kind} "${b.roleRef?.name}" to ${describeSubject(this.subject, b.namespace)}`;
+    return (this.description ??= `${describeBinding(b.kind, b.namespace, b.name)} of ${b.roleRef?.kind} "${b.roleRef?.name}" to ${describeSubject(this.subject, b.namespace)}`);
+  }
+
+  /** kube's reason for a decision this source allows; made once. */
+  allowReason(): string {
+    return (this.reason ??= `RBAC: allowed by ${this.describe()}`);
   }
 
   toString(): string {
@@ -250,7 +270,7 @@ export class PolicyIndex implements RuleVisiting {
       if (subjectIndex < 0) return true;
       const resolved = (binding.resolved ??= this.rulesOfRoleRef(binding.roleRef, binding.namespace));
       if (resolved.error !== undefined) return visitor(null, null, resolved.error);
-      const source = new RuleSource(binding, subjectIndex);
+      const source = binding.sourceOf(subjectIndex);
       for (const rule of resolved.rules) if (!visitor(source, rule, null)) return false;
       return true;
     });

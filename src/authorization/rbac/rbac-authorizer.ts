@@ -36,7 +36,7 @@ export class RbacAuthorizer implements Authorizer {
       if (error) (errors ??= []).push(error);
       return true;
     });
-    if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy.describe()}`, grantedBy: allowedBy.binding, grantedByRule: allowedRule };
+    if (allowedBy !== undefined) return { decision: 'Allow', reason: allowedBy.allowReason(), grantedBy: allowedBy.binding, grantedByRule: allowedRule };
     if (!errors) return { decision: 'NoOpinion', reason: '' };
     const evaluationError = aggregateErrors(errors);
     return { decision: 'NoOpinion', reason: `RBAC: ${evaluationError}`, evaluationError };

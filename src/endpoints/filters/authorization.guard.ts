@@ -4,6 +4,7 @@ import { IS_PUBLIC } from '../../apimachinery/public.decorator';
 import { addAuditAnnotation } from '../../audit/audit-context';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
 import { AuthorizerChain } from '../../authorization/authorizer-chain';
+import { AuthorizationAttributes, AuthorizationResult } from '../../authorization/authorizer';
 import { forbiddenError } from '../../authorization/forbidden';
 import { ApiRequest } from '../request/request-scope';
 import { attributesOf } from './request-attributes';
@@ -34,12 +35,20 @@ export class AuthorizationGuard implements CanActivate {
     this.authorizeWithSelectors = options.featureGates.enabled('AuthorizeWithSelectors');
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Answers at once when the decision does (Nest then awaits nothing more). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<ApiRequest>();
-    const { info, user, receivedAt, audit, deadline } = req.scope;
-    const attrs = attributesOf(info, user, req.query as Record<string, unknown>, { authorizeWithSelectors: this.authorizeWithSelectors });
-    const result = await this.chain.authorize(attrs, { arrivedAt: receivedAt });
+    const scope = req.scope;
+    const attrs = attributesOf(scope.info, scope.user, req.query as Record<string, unknown>, { authorizeWithSelectors: this.authorizeWithSelectors });
+    const result = this.chain.decide(attrs, { arrivedAt: scope.receivedAt });
+    if (result instanceof Promise) return result.then((decided) => this.admit(scope, attrs, decided));
+    return this.admit(scope, attrs, result);
+  }
+
+  /** The decision recorded on the audit event; anything but an allow is kube's 403. */
+  private admit(scope: ApiRequest['scope'], attrs: AuthorizationAttributes, result: AuthorizationResult): true {
+    const { audit, deadline } = scope;
     addAuditAnnotation(audit, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
     addAuditAnnotation(audit, REASON_ANNOTATION, result.reason ?? '');
     if (result.guardrail) addAuditAnnotation(audit, GUARDRAIL_ANNOTATION, result.guardrail);

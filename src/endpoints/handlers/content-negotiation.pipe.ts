@@ -9,6 +9,9 @@ import { advanceScope, ApiRequest, IncomingScope, TargetScope } from '../request
 import { DeprecatedApiNotice } from './deprecated-api';
 import { TargetResolver } from '../request/target-resolver';
 
+/** What content negotiation learns of a resource request. */
+export type Negotiated = Pick<TargetScope, 'rendering' | 'target' | 'response'>;
+
 /**
  * The first pipe of a resource request's scope: its kind, resolved once from the path (404 for
  * a path that names none), a deprecated version's notice, then content negotiation, decided
@@ -29,6 +32,12 @@ export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequ
   }
 
   transform(req: ApiRequest): ApiRequest {
+    advanceScope<TargetScope>(req, this.negotiate(req));
+    return req;
+  }
+
+  /** What the pipe adds to the request's scope (a 406 has the kind's rendering in the scope already). */
+  negotiate(req: ApiRequest): Negotiated {
     const { info } = req.scope;
     if (!info.isResourceRequest) throw errors.pathNotFound();
     const target = this.resolver.resolve(info);
@@ -44,7 +53,6 @@ export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequ
       throw err;
     }
     const gzip = !watch && gzipAccepted(req.headers['accept-encoding'], this.compression);
-    advanceScope<TargetScope>(req, { rendering, target, response: { format, gzip } });
-    return req;
+    return { rendering, target, response: { format, gzip } };
   }
 }

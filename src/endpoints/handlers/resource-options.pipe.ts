@@ -20,7 +20,8 @@ export class ResourceOptionsPipe implements PipeTransform<ApiRequest, ResourceSc
     return advanceScope<ResourceScope>(req, { options: this.optionsOf(req.scope as WriteOptionsScope, req.query as Query) });
   }
 
-  private optionsOf(scope: WriteOptionsScope, query: Query): ResourceOptions {
+  /** What the pipe adds to the request's scope: the typed options of what it does. */
+  optionsOf(scope: Pick<WriteOptionsScope, 'info' | 'target' | 'write'>, query: Query): ResourceOptions {
     const resolved = scope.target;
     const { type } = resolved.target;
     const verb = scope.info.verb;
@@ -57,7 +58,7 @@ export class ResourceOptionsPipe implements PipeTransform<ApiRequest, ResourceSc
 }
 
 /** The write options the previous pipe parsed for every write verb. */
-function writeOptions(scope: WriteOptionsScope): RequestWriteOptions {
+function writeOptions(scope: Pick<WriteOptionsScope, 'write'>): RequestWriteOptions {
   if (!scope.write) throw errors.methodNotAllowed();
   return scope.write;
 }

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { parseRequestWriteOptions, WRITE_VERBS, WriteVerb } from '../../registry/options/request-options';
+import { parseRequestWriteOptions, RequestWriteOptions, WRITE_VERBS, WriteVerb } from '../../registry/options/request-options';
 import { Query } from '../../registry/options/read-options';
 import { deleteOptionsBody } from '../../runtime/serializer/protobuf/protobuf-body';
 import { advanceScope, ApiRequest, WriteOptionsScope } from '../request/request-scope';
@@ -14,17 +14,20 @@ import { advanceScope, ApiRequest, WriteOptionsScope } from '../request/request-
 @Injectable()
 export class WriteOptionsPipe implements PipeTransform<ApiRequest, ApiRequest> {
   transform(req: ApiRequest): ApiRequest {
-    const { verb } = req.scope.info;
-    const write = WRITE_VERBS.has(verb)
-      ? parseRequestWriteOptions({
-          verb: verb as WriteVerb,
-          query: req.query as Query,
-          headers: req.headers,
-          // Protobuf clients send DeleteOptions as a protobuf message; the codecs turn it into JSON.
-          body: verb === 'delete' || verb === 'deletecollection' ? deleteOptionsBody(req.headers['content-type'], req.body) : undefined,
-        })
-      : undefined;
-    advanceScope<WriteOptionsScope>(req, { write });
+    advanceScope<WriteOptionsScope>(req, { write: this.writeOptionsOf(req) });
     return req;
+  }
+
+  /** What the pipe adds to the request's scope: the write options of a write, none for a read. */
+  writeOptionsOf(req: ApiRequest): RequestWriteOptions | undefined {
+    const { verb } = req.scope.info;
+    if (!WRITE_VERBS.has(verb)) return undefined;
+    return parseRequestWriteOptions({
+      verb: verb as WriteVerb,
+      query: req.query as Query,
+      headers: req.headers,
+      // Protobuf clients send DeleteOptions as a protobuf message; the codecs turn it into JSON.
+      body: verb === 'delete' || verb === 'deletecollection' ? deleteOptionsBody(req.headers['content-type'], req.body) : undefined,
+    });
   }
 }
