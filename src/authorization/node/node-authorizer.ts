@@ -53,11 +53,16 @@ export class NodeAuthorizer implements Authorizer {
     this.followsStore = graph.followsStore;
   }
 
-  async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
+  /** At once for a caller that is no node (nearly every request); a node's request may wait for the graph. */
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult | Promise<AuthorizationResult> {
     const identity = nodeIdentity(attrs.user);
     if (!identity) return noOpinion();
     const { nodeName } = identity;
     if (!nodeName) return noOpinion(`unknown node for user "${attrs.user.username}"`);
+    return this.authorizeNode(nodeName, attrs);
+  }
+
+  private async authorizeNode(nodeName: string, attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
     if (attrs.isResourceRequest) {
       const decided = await this.byResource(nodeName, attrs);
       if (decided) return decided;
