@@ -20,14 +20,17 @@ type Json = Record<string, unknown>;
 /** Go's omitempty over a struct's fields, keeping their order. */
 function omitEmpty(fields: Json): Json {
   const out: Json = {};
-  for (const key in fields) {
-    const value = fields[key];
-    if (value === undefined || value === '' || value === false) continue;
-    if (Array.isArray(value) && value.length === 0) continue;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && isEmptyObject(value)) continue;
-    out[key] = value;
-  }
+  for (const key in fields) putUnlessEmpty(out, key, fields[key]);
   return out;
+}
+
+/** Adds a field unless Go's omitempty drops it: empty strings, lists and maps, false, absent. */
+function putUnlessEmpty(out: Json, key: string, value: unknown): void {
+  if (value === undefined || value === '' || value === false) return;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return;
+  } else if (value !== null && typeof value === 'object' && isEmptyObject(value)) return;
+  out[key] = value;
 }
 
 function isEmptyObject(value: object): boolean {
@@ -54,16 +57,16 @@ function selectorToWire(selector: SelectorAttributes | undefined): Json | undefi
   return omitEmpty({ rawSelector: selector.rawSelector, requirements: selector.requirements?.map(requirementToWire) });
 }
 
+/** Written field by field, in the struct's order (every access review answers with one). */
 function resourceAttributesToWire(attrs: ResourceAttributes): Json {
-  const out = omitEmpty({
-    namespace: attrs.namespace,
-    verb: attrs.verb,
-    group: attrs.group,
-    version: attrs.version,
-    resource: attrs.resource,
-    subresource: attrs.subresource,
-    name: attrs.name,
-  });
+  const out: Json = {};
+  putUnlessEmpty(out, 'namespace', attrs.namespace);
+  putUnlessEmpty(out, 'verb', attrs.verb);
+  putUnlessEmpty(out, 'group', attrs.group);
+  putUnlessEmpty(out, 'version', attrs.version);
+  putUnlessEmpty(out, 'resource', attrs.resource);
+  putUnlessEmpty(out, 'subresource', attrs.subresource);
+  putUnlessEmpty(out, 'name', attrs.name);
   const fieldSelector = selectorToWire(attrs.fieldSelector);
   if (fieldSelector) out.fieldSelector = fieldSelector;
   const labelSelector = selectorToWire(attrs.labelSelector);
@@ -81,12 +84,20 @@ export function accessReviewSpecToWire(spec: SubjectAccessReviewSpec | SelfSubje
   if (spec.resourceAttributes) out.resourceAttributes = resourceAttributesToWire(spec.resourceAttributes);
   if (spec.nonResourceAttributes) out.nonResourceAttributes = nonResourceAttributesToWire(spec.nonResourceAttributes);
   const subject = spec as SubjectAccessReviewSpec;
-  return { ...out, ...omitEmpty({ user: subject.user, groups: subject.groups, extra: sortedStringLists(subject.extra), uid: subject.uid }) };
+  putUnlessEmpty(out, 'user', subject.user);
+  putUnlessEmpty(out, 'groups', subject.groups);
+  putUnlessEmpty(out, 'extra', sortedStringLists(subject.extra));
+  putUnlessEmpty(out, 'uid', subject.uid);
+  return out;
 }
 
 /** `allowed` is always written; `denied` only when true; empty texts never. */
 export function accessReviewStatusToWire(status: SubjectAccessReviewStatus): Json {
-  return { allowed: status.allowed, ...omitEmpty({ denied: status.denied, reason: status.reason, evaluationError: status.evaluationError }) };
+  const out: Json = { allowed: status.allowed };
+  putUnlessEmpty(out, 'denied', status.denied);
+  putUnlessEmpty(out, 'reason', status.reason);
+  putUnlessEmpty(out, 'evaluationError', status.evaluationError);
+  return out;
 }
 
 /**
