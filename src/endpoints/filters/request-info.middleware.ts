@@ -9,6 +9,10 @@ import { SERVER_CAPABILITIES } from '../../runtime/serializer/negotiation';
 import { RequestInfo, resolveRequestInfo } from '../request/request-info';
 import { apiVersionOf } from '../../runtime/schema/resource-type';
 
+/** How many URLs' request info is kept, and the longest URL kept. */
+const MAX_KNOWN_URLS = 512;
+const MAX_KNOWN_URL_LENGTH = 512;
+
 /**
  * First stage of the chain: the request's scope, with when it arrived, its audit ID (echoed
  * in the `Audit-ID` header) and what it is about, for authorization and handlers. A path
@@ -17,6 +21,13 @@ import { apiVersionOf } from '../../runtime/schema/resource-type';
  */
 @Injectable()
 export class RequestInfoMiddleware implements NestMiddleware {
+  /**
+   * What each method and URL is about, made once: clients ask about few distinct URLs (a
+   * webhook's or proxy's reviews, a controller's lists and watches). Frozen, as requests
+   * share them; bounded in number and in URL length, as URLs come from clients.
+   */
+  private readonly known = new Map<string, Readonly<RequestInfo>>();
+
   constructor(private readonly registry: ResourceRegistry) {}
 
   use(req: IncomingRequest, res: Response, next: NextFunction): void {
@@ -31,12 +42,26 @@ export class RequestInfoMiddleware implements NestMiddleware {
     const scope: IncomingScope = {
       receivedAt,
       auditId: assignAuditId(req, res),
-      info: this.unalias(resolveRequestInfo(req.method, url, query)),
+      info: this.unalias(this.infoOf(req.method, url, query)),
       deadline: undefined,
       rendering: SERVER_CAPABILITIES,
     };
     req.scope = Object.freeze(scope);
     next();
+  }
+
+  private infoOf(method: string, url: string, query: Record<string, unknown>): RequestInfo {
+    if (url.length > MAX_KNOWN_URL_LENGTH) return resolveRequestInfo(method, url, query);
+    const key = `${method} ${url}`;
+    let info = this.known.get(key);
+    if (info === undefined) {
+      info = resolveRequestInfo(method, url, query);
+      Object.freeze(info.parts);
+      Object.freeze(info);
+      if (this.known.size >= MAX_KNOWN_URLS) this.known.clear();
+      this.known.set(key, info);
+    }
+    return info;
   }
 
   private unalias(info: RequestInfo): RequestInfo {
