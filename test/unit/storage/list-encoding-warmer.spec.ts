@@ -88,6 +88,18 @@ describe('ListEncodingWarmer', () => {
     expect(made).toEqual([replaced]);
   });
 
+  it('leaves the written objects whose encodings a list made meanwhile', async () => {
+    const made: KubeObject[] = [];
+    const written = [binding(1), binding(2), binding(3)];
+    const cache = cacheOf(written);
+    const warmer = new ListEncodingWarmer(cache, (objects) => made.push(...objects), { quietMs: 1 });
+    warmer.applied(written.map((o) => change('ADDED', 'rolebindings', o)));
+    // A list of the second one before writes went quiet.
+    expect(text(elementParts([listItemOf(written[1])]))).toBe(JSON.stringify(withoutTypeMeta([written[1]])[0]));
+    await drained(warmer);
+    expect(made).toEqual([written[0], written[2]]);
+  });
+
   it('waits while writes go on', async () => {
     const made: KubeObject[] = [];
     const cache = cacheOf();
