@@ -73,6 +73,12 @@ export function listItemOf<T extends { apiVersion?: unknown; kind?: unknown }>(o
   return item as T;
 }
 
+/** Whether the object's list item has its encoding made (by a list, or ahead of one). */
+export function listEncodingMade(obj: object): boolean {
+  const item = listItems.get(obj);
+  return item !== undefined && !!kept.get(item);
+}
+
 /**
  * Makes the list items of cached objects and their encodings now, in this order (a list in
  * the same order writes them as whole runs): a cache does it ahead of the first list.

@@ -27,6 +27,7 @@ export interface InformerSyncState {
 @Injectable()
 export class SharedInformerFactory implements BeforeApplicationShutdown {
   private readonly byResource = new Map<string, Informer>();
+  private readonly warmers: ListEncodingWarmer[] = [];
 
   constructor(
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
@@ -41,7 +42,9 @@ export class SharedInformerFactory implements BeforeApplicationShutdown {
     if (!informer) {
       this.byResource.set(resource, (informer = new Informer(resource, this.store, this.feed, this.options)));
       // Lists of the cached objects find their encodings made (the first full list no longer encodes them all).
-      informer.addChangeListener(new ListEncodingWarmer(informer));
+      const warmer = new ListEncodingWarmer(informer);
+      this.warmers.push(warmer);
+      informer.addChangeListener(warmer);
     }
     return informer as unknown as Informer<T>;
   }
@@ -49,6 +52,11 @@ export class SharedInformerFactory implements BeforeApplicationShutdown {
   /** Every informer created so far. */
   informers(): Informer[] {
     return [...this.byResource.values()];
+  }
+
+  /** Whether list encodings of cached objects are still to be made ahead of lists (or wait for writes to go quiet). */
+  listEncodingsPending(): boolean {
+    return this.warmers.some((warmer) => warmer.pending());
   }
 
   /** The informers that were started, with whether each has synced (for readiness). */
