@@ -27,6 +27,7 @@ import { runRbacBench } from './rbac-authorization';
 import { runWatchMemoryBench } from './watch-memory';
 import { runCreatesBench } from './creates';
 import { runScaleBench } from './scale';
+import { runWhoCanBench } from './who-can';
 import { runStallsBench } from './stalls';
 import { runFuzzMemoryBench } from './fuzz-memory';
 import { runFailoverBench } from './failover';
@@ -52,6 +53,7 @@ import { issueClientCertificate } from '../src/server/certificates';
  * `-- fuzz-memory` only the memory a fuzz leaves behind (bench/fuzz-memory.ts);
  * `-- failover` only the failover harness on Patroni, HAProxy and PgBouncer (bench/failover.ts);
  * `-- counter` only the single revision counter's creates per second (bench/revision-counter.ts).
+ * `-- who-can` only the scale bench's ResourceAccessReview, on a bulk-loaded server (bench/who-can.ts).
  */
 const ROLE = (name: string) => ({ metadata: { name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] });
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -217,6 +219,8 @@ async function main() {
   if (process.argv.includes('counter')) return runRevisionCounterBench();
   // `npm run bench -- scale`: reads, restart and memory with 100,000 bindings (bench/scale.ts; BENCH_SCALE_BINDINGS).
   if (process.argv.includes('scale')) return runScaleBench();
+  // `npm run bench -- who-can`: the scale bench's ResourceAccessReview alone, on a bulk-loaded server (bench/who-can.ts).
+  if (process.argv.includes('who-can')) return runWhoCanBench();
   // `npm run bench -- stalls`: how long single heavy requests and a fuzz hold the event loop, seen from /livez (bench/stalls.ts).
   if (process.argv.includes('stalls')) return runStallsBench();
   // `npm run bench -- fuzz-memory`: the memory a fuzz leaves behind, and after its objects are deleted (bench/fuzz-memory.ts).

@@ -7,7 +7,9 @@ import { ruleAllows } from '../authorization/rbac/rule-matching';
 import { fileSubject, subjectKeysOf } from '../authorization/rbac/subjects';
 import { BindingWindow, bindingWindow, windowAnnotations, windowState } from '../apis/rbac/binding-window';
 import { PolicyRule, RoleBinding, Subject } from '../apis/rbac/types';
+import { keepArrayEncoding } from '../runtime/serializer/kept-arrays';
 import { keepEncoding } from '../runtime/serializer/kept-encodings';
+import { mergeSortedBy, mergeSortedUnique, sortedUnique } from './sorted-merge';
 import { AccessIndex, BindingEntry, resourceTokens } from './access-index';
 import {
   AccessExplanationStatus,
@@ -57,6 +59,9 @@ function notEnumerable(authorizer: Authorizer): string | undefined {
 }
 
 export class AccessAnalyzer {
+  /** Who-can's merged lists, by the lists merged: the same question over unchanged scopes merges nothing. */
+  private readonly merged = new MergedLists(MERGED_KEPT);
+
   constructor(
     private readonly chain: AuthorizerChain,
     private readonly policy: PolicyIndex,
@@ -68,14 +73,12 @@ export class AccessAnalyzer {
    * tell. The subject fields of `attrs.user` are ignored.
    */
   whoCan(attrs: AuthorizationAttributes): ResourceAccessReviewStatus {
-    const users = new Set<string>();
-    const groups = new Set<string>([SYSTEM_MASTERS]);
+    let granted: RbacGrants = { users: [], groups: [SYSTEM_MASTERS], grants: [] };
     const errors: string[] = [];
-    let grants: AccessGrant[] = [];
     let rbacAsked = false;
     for (const authorizer of this.chain.authorizers) {
       if (authorizer.type === RBAC_TYPE) {
-        if (!rbacAsked) grants = this.rbacGrants(attrs, users, groups);
+        if (!rbacAsked) granted = this.rbacGrants(attrs);
         rbacAsked = true;
         continue;
       }
@@ -84,12 +87,11 @@ export class AccessAnalyzer {
       // Nothing after these is ever asked.
       if (authorizer.type === 'AlwaysDeny' || authorizer.type === 'AlwaysAllow') break;
     }
-    const unblocked = removeBlockedSubjects(guardrailsBeforeRbac(this.chain.authorizers), attrs, users, groups, grants);
-    grants = unblocked.grants;
+    const unblocked = removeBlockedSubjects(guardrailsBeforeRbac(this.chain.authorizers), attrs, granted.users, granted.groups, granted.grants);
     return {
-      users: [...users].sort(),
-      groups: [...groups].sort(),
-      grants,
+      users: unblocked.users,
+      groups: unblocked.groups,
+      grants: unblocked.grants,
       ...(unblocked.blocked.length ? { blocked: unblocked.blocked } : {}),
       incomplete: errors.length > 0,
       ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}),
@@ -98,40 +100,57 @@ export class AccessAnalyzer {
 
   /**
    * The bindings whose role allows the action in scope, each with the subjects it really
-   * grants to (well-formed ones, as the authorizer files them), which go into `users` and `groups`.
+   * grants to (well-formed ones, as the authorizer files them), and those users and groups,
+   * sorted. Read from what the access index keeps per role and scope (the bindings' grants
+   * sorted, their subjects sorted and deduplicated): a question merges a few sorted lists.
    */
-  private rbacGrants(attrs: AuthorizationAttributes, users: Set<string>, groups: Set<string>): AccessGrant[] {
-    const candidates = attrs.isResourceRequest
-      ? this.index.candidateBindings(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace)
-      : this.index.candidateBindings(attrs.verb, [AccessIndex.NON_RESOURCE], '');
-    const found: GrantSkeleton[] = [];
+  private rbacGrants(attrs: AuthorizationAttributes): RbacGrants {
+    const scopes = attrs.isResourceRequest
+      ? this.index.candidateScopes(attrs.verb, resourceTokens(attrs.resource, attrs.subresource), attrs.namespace, scopeGrants)
+      : this.index.candidateScopes(attrs.verb, [AccessIndex.NON_RESOURCE], '', scopeGrants);
     const now = this.policy.clock.now();
+    const grantLists: (readonly GrantSkeleton[])[] = [];
+    const userLists: (readonly string[])[] = [];
+    const groupLists: (readonly string[])[] = [SYSTEMS_MASTERS_ONLY];
+    const inWindow: GrantSkeleton[] = [];
     // Many bindings share a role (view bound 10,000 times): each role is resolved, and its rules
-    // matched, once per question (by the binding's role key, made with its skeleton).
+    // matched, once per question.
     const allowsByRules = new Map<readonly PolicyRule[], boolean>();
     const allowsByRole = new Map<string, boolean>();
-    for (const binding of candidates) {
-      const skeleton = grantSkeleton(binding);
-      if (!skeleton) continue;
-      if (skeleton.window && windowState(skeleton.window, now) !== 'active') continue;
-      let allows = allowsByRole.get(skeleton.roleKey);
-      if (allows === undefined) {
-        const resolved = this.policy.rulesOfRoleRef(binding.object.roleRef, binding.namespace);
-        const rules = resolved.rules;
-        if (rules) {
-          allows = allowsByRules.get(rules);
-          if (allows === undefined) allowsByRules.set(rules, (allows = rules.some((rule) => ruleAllows(rule, attrs))));
-        } else allows = false;
-        allowsByRole.set(skeleton.roleKey, allows);
+    for (const { sections } of scopes) {
+      for (const section of sections) {
+        let allows = allowsByRole.get(section.roleKey);
+        if (allows === undefined) {
+          const resolved = this.policy.rulesOfRoleRef(section.binding.object.roleRef, section.binding.namespace);
+          const rules = resolved.rules;
+          if (rules) {
+            allows = allowsByRules.get(rules);
+            if (allows === undefined) allowsByRules.set(rules, (allows = rules.some((rule) => ruleAllows(rule, attrs))));
+          } else allows = false;
+          allowsByRole.set(section.roleKey, allows);
+        }
+        if (!allows) continue;
+        grantLists.push(section.steady);
+        userLists.push(section.users);
+        groupLists.push(section.groups);
+        for (const skeleton of section.windowed) if (windowState(skeleton.window!, now) === 'active') inWindow.push(skeleton);
       }
-      if (!allows) continue;
-      for (const user of skeleton.users) users.add(user);
-      for (const group of skeleton.groups) groups.add(group);
-      found.push(skeleton);
     }
     // Cluster-wide first, then by namespace and name: a stable order for readers and diffs.
-    found.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-    return found.map((s) => s.grant);
+    const grantsOf = (lists: (readonly GrantSkeleton[])[]) => mergeSortedBy(lists, orderOf).map((s) => s.grant);
+    if (inWindow.length) {
+      // Time-bound bindings (few) are judged per question: the ones in their window join as one more list.
+      grantLists.push(inWindow.sort(byOrder));
+      userLists.push(sortedUnique(inWindow.flatMap((s) => s.users)));
+      groupLists.push(sortedUnique(inWindow.flatMap((s) => s.groups)));
+      return { users: mergeSortedUnique(userLists), groups: mergeSortedUnique(groupLists), grants: grantsOf(grantLists) };
+    }
+    // Else every list is one the access index keeps: the same lists merge into the same answer.
+    return {
+      users: this.merged.get(userLists, () => mergeSortedUnique(userLists)),
+      groups: this.merged.get(groupLists, () => mergeSortedUnique(groupLists)),
+      grants: this.merged.get(grantLists, () => grantsOf(grantLists)),
+    };
   }
 
   /** AccessExplanation: the chain's decision, traced, and RBAC's view of it. */
@@ -245,6 +264,94 @@ interface GrantSkeleton {
 }
 
 const skeletons = new WeakMap<RoleBinding, GrantSkeleton | null>();
+
+const orderOf = (s: GrantSkeleton) => s.order;
+
+const SYSTEMS_MASTERS_ONLY: readonly string[] = Object.freeze([SYSTEM_MASTERS]);
+
+/** How many merged answers are kept (the most recently asked questions). */
+const MERGED_KEPT = 32;
+
+/**
+ * Merged lists by the identity of the lists merged (each kept by the access index, never
+ * changed: a change makes new ones), most recently used first. A result is shared by the
+ * answers that read it, so it is frozen, and its JSON is kept with it.
+ */
+class MergedLists {
+  private entries: Array<{ inputs: readonly (readonly unknown[])[]; result: readonly unknown[] }> = [];
+
+  constructor(private readonly limit: number) {}
+
+  get<T>(inputs: readonly (readonly unknown[])[], merge: () => T[]): T[] {
+    const at = this.entries.findIndex((e) => e.inputs.length === inputs.length && e.inputs.every((list, k) => list === inputs[k]));
+    if (at >= 0) {
+      const [entry] = this.entries.splice(at, 1);
+      this.entries.unshift(entry);
+      return entry.result as T[];
+    }
+    const result = keepArrayEncoding(merge());
+    this.entries.unshift({ inputs, result });
+    if (this.entries.length > this.limit) this.entries.pop();
+    return result as T[];
+  }
+}
+const byOrder = (a: GrantSkeleton, b: GrantSkeleton) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0);
+
+/** A who-can answer's part from RBAC: users and groups (system:masters among them) sorted, grants in order. */
+interface RbacGrants {
+  users: string[];
+  groups: string[];
+  grants: AccessGrant[];
+}
+
+/** What the bindings of one role in one scope grant, as who-can reads it (kept by the access index until they change). */
+interface ScopeGrants {
+  /** One per role key (rulesOfRoleRef's view of the roleRef): every binding of a scope names the same role, so one in practice. */
+  sections: RoleSection[];
+}
+
+interface RoleSection {
+  roleKey: string;
+  /** A binding of the section, to resolve its role with. */
+  binding: BindingEntry;
+  /** The grants of bindings without a window, in answer order. */
+  steady: GrantSkeleton[];
+  /** Their users and groups, sorted, each once. */
+  users: string[];
+  groups: string[];
+  /** The grants of time-bound bindings, judged per question. */
+  windowed: GrantSkeleton[];
+}
+
+/** The derivation the access index keeps per role and scope (see ScopeGrants). */
+function scopeGrants(bindings: readonly BindingEntry[]): ScopeGrants {
+  const byRole = new Map<string, { section: RoleSection; users: Set<string>; groups: Set<string> }>();
+  for (const binding of bindings) {
+    const skeleton = grantSkeleton(binding);
+    if (!skeleton) continue;
+    let role = byRole.get(skeleton.roleKey);
+    if (!role) {
+      const section: RoleSection = { roleKey: skeleton.roleKey, binding, steady: [], users: [], groups: [], windowed: [] };
+      byRole.set(skeleton.roleKey, (role = { section, users: new Set(), groups: new Set() }));
+    }
+    if (skeleton.window) {
+      role.section.windowed.push(skeleton);
+      continue;
+    }
+    role.section.steady.push(skeleton);
+    for (const user of skeleton.users) role.users.add(user);
+    for (const group of skeleton.groups) role.groups.add(group);
+  }
+  const sections: RoleSection[] = [];
+  for (const { section, users, groups } of byRole.values()) {
+    section.steady.sort(byOrder);
+    section.windowed.sort(byOrder);
+    section.users = [...users].sort();
+    section.groups = [...groups].sort();
+    sections.push(section);
+  }
+  return { sections };
+}
 
 /** The binding's grant, or null when none of its subjects is well-formed (it grants nobody). */
 function grantSkeleton(binding: BindingEntry): GrantSkeleton | null {

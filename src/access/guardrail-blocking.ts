@@ -47,38 +47,38 @@ export function guardrailDenial(guardrails: readonly Authorizer[], attrs: Author
 }
 
 /**
- * Removes the subjects the guardrails deny from `users`, `groups` and the grants' subjects
- * (grants left with no subject go), and returns them, sorted.
+ * The subjects the guardrails do not deny, of `users`, `groups` and the grants' subjects (grants
+ * left with no subject go), and those they deny, users then groups, in the lists' order.
  */
 export function removeBlockedSubjects(
   guardrails: readonly Authorizer[],
   attrs: AuthorizationAttributes,
-  users: Set<string>,
-  groups: Set<string>,
+  users: string[],
+  groups: string[],
   grants: AccessGrant[],
-): { blocked: BlockedSubject[]; grants: AccessGrant[] } {
-  if (!guardrails.length) return { blocked: [], grants };
+): { users: string[]; groups: string[]; blocked: BlockedSubject[]; grants: AccessGrant[] } {
+  // A guardrail that matches the action for nobody denies it to nobody: subjects are only asked about when one may.
+  const asked = guardrails.filter((g) => g.mayDenySomeone?.(attrs) ?? true);
+  if (!asked.length) return { users, groups, blocked: [], grants };
   const blocked: BlockedSubject[] = [];
   const blockedKeys = new Set<string>();
-  for (const [kind, names, identity, key] of [
-    ['User', users, identityOfUser, userKey],
-    ['Group', groups, identityOfGroup, groupKey],
-  ] as const) {
-    for (const name of [...names]) {
-      if (kind === 'Group' && name === SYSTEM_MASTERS) continue; // asked before any guardrail
-      const denied = guardrailDenial(guardrails, attrs, identity(name));
-      if (!denied) continue;
-      names.delete(name);
+  const unblocked = (kind: 'User' | 'Group', names: string[], identity: (name: string) => UserInfo, key: (name: string) => string) =>
+    names.filter((name) => {
+      if (kind === 'Group' && name === SYSTEM_MASTERS) return true; // asked before any guardrail
+      const denied = guardrailDenial(asked, attrs, identity(name));
+      if (!denied) return true;
       blockedKeys.add(key(name));
       blocked.push({ kind, name, guardrail: denied.guardrail ?? '', reason: denied.reason ?? '' });
-    }
-  }
-  if (!blocked.length) return { blocked, grants };
+      return false;
+    });
+  const keptUsers = unblocked('User', users, identityOfUser, userKey);
+  const keptGroups = unblocked('Group', groups, identityOfGroup, groupKey);
+  if (!blocked.length) return { users, groups, blocked, grants };
   const kept: AccessGrant[] = [];
   for (const grant of grants) {
     const namespace = grant.binding.namespace ?? '';
     const subjects = grant.subjects.filter((s) => !fileSubject(s, namespace).some((f) => blockedKeys.has(f.key)));
     if (subjects.length) kept.push({ ...grant, subjects });
   }
-  return { blocked, grants: kept };
+  return { users: keptUsers, groups: keptGroups, blocked, grants: kept };
 }

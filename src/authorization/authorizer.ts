@@ -89,6 +89,11 @@ export interface Authorizer {
   authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> | AuthorizationResult;
   /** Authorizers that can list what a user may do implement this (RBAC, ABAC). */
   rulesFor?(user: UserInfo, namespace: string): Promise<RuleResolution> | RuleResolution;
+  /**
+   * Whether it may deny the action to someone, whoever asks (a Guardrail's match without its
+   * subjects): who-can asks it about each subject only then. Without it, assumed so.
+   */
+  mayDenySomeone?(attrs: AuthorizationAttributes): boolean;
   /** Releases resources (watches, timers) when the chain is replaced or the server stops. */
   close?(): Promise<void> | void;
   /**

@@ -28,6 +28,11 @@ export class GuardrailAuthorizer implements Authorizer {
     return this.state.decide(attrs);
   }
 
+  /** Whether a guardrail in force matches the request, whoever makes it (only those can deny it). */
+  mayDenySomeone(attrs: AuthorizationAttributes): boolean {
+    return this.state.all.some((g) => g.matchesRequest(attrs, this.state.namespaceLabels));
+  }
+
   /** The first guardrail that would deny `user` part of what `rules` allow in `namespace` (null: everywhere), among the requests `only` keeps. */
   denyingGrant(user: UserInfo, rules: readonly PolicyRule[], namespace: string | null, only?: (attrs: AuthorizationAttributes) => boolean): GuardrailConflict | undefined {
     return guardrailDenyingGrant(this.state, user, rules, namespace, only);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../apimachinery/types';
-import { elementParts } from './kept-encodings';
+import { arrayParts } from './kept-arrays';
 
 /** Arrays at least this long, one or two levels down (a who-can answer's grants), are written element by element. */
 const LONG_ARRAY = 256;
@@ -79,7 +79,7 @@ export function* jsonParts(value: unknown): Generator<string | Buffer, void, und
   let from = 0;
   for (const { array, at, length } of places) {
     yield `${text.slice(from, at)}[`;
-    yield* elementParts(array.items);
+    yield* arrayParts(array.items);
     yield ']';
     from = at + length;
   }
