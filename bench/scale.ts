@@ -18,7 +18,7 @@ import { RawClient, startServerProcess } from './server-process';
  * - resident memory after the writes and after a restart, and the restart until /readyz is 200.
  * BENCH_SCALE_BINDINGS sets the RoleBindings (default 100,000; ClusterRoleBindings are a tenth of them);
  * BENCH_SCALE_LISTS_ONLY=1 measures only the writes, the full list and the paged walk (BENCH_SCALE_WALKS
- * walks, default 1: the best and the last are told);
+ * walks, default 1: each is told, the best against the faster of the two full lists);
  * with DATABASE_URL, the server uses that PostgreSQL database (give it an empty one).
  */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -150,7 +150,7 @@ export async function runScaleBench(): Promise<void> {
     });
     const informerSyncMs = walkMs + (performance.now() - watchStarted);
     console.log(
-      `  paged walk: ${walk.pages} pages in ${walkMs.toFixed(0)} ms (ratio to the full list ${(walkMs / full.ms).toFixed(2)}, target <= 1.5), page mean ${walk.meanMs.toFixed(2)} ms, p99 ${walk.p99Ms.toFixed(1)} ms (target <= 20); informer synced in ${(informerSyncMs / 1000).toFixed(1)} s (target <= 5)`,
+      `  paged walk: ${walk.pages} pages in ${walkMs.toFixed(0)} ms (ratio to the faster full list ${(walkMs / Math.min(full.ms, again.ms)).toFixed(2)}, target <= 1.5), page mean ${walk.meanMs.toFixed(2)} ms, p99 ${walk.p99Ms.toFixed(1)} ms (target <= 20); informer synced in ${(informerSyncMs / 1000).toFixed(1)} s (target <= 5)`,
     );
     if (listsOnly) return;
 
