@@ -17,6 +17,8 @@ import { RawClient, startServerProcess } from './server-process';
  * - SubjectAccessReview p99 with few bindings and with all of them; ResourceAccessReview p99 (who-can, thousands of subjects);
  * - resident memory after the writes and after a restart, and the restart until /readyz is 200.
  * BENCH_SCALE_BINDINGS sets the RoleBindings (default 100,000; ClusterRoleBindings are a tenth of them);
+ * BENCH_SCALE_LISTS_ONLY=1 measures only the writes, the full list and the paged walk (BENCH_SCALE_WALKS
+ * walks, default 1: each is told, the best against the faster of the two full lists);
  * with DATABASE_URL, the server uses that PostgreSQL database (give it an empty one).
  */
 const RBAC = '/apis/rbac.authorization.platform.io/v1';
@@ -89,6 +91,8 @@ function timedGet(url: string, tls: { ca: string; cert: string; key: string }): 
 
 export async function runScaleBench(): Promise<void> {
   const bindings = Number(process.env.BENCH_SCALE_BINDINGS ?? 100_000);
+  const listsOnly = process.env.BENCH_SCALE_LISTS_ONLY === '1';
+  const walks = Math.max(1, Number(process.env.BENCH_SCALE_WALKS ?? 1));
   const clusterBindings = Math.floor(bindings / 10);
   const namespaces = Math.ceil(bindings / PER_NAMESPACE);
   const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
@@ -98,7 +102,7 @@ export async function runScaleBench(): Promise<void> {
     let client = server.client(CONCURRENCY);
     await inFlight(namespaces, async (i) => void (await client.must('POST', '/api/v1/namespaces', { metadata: { name: `ns-${i}` } }, 201)));
     await sarP99(client, 100); // warm-up: the first requests pay for compilation and connections
-    const sarAtFew = await sarP99(client);
+    const sarAtFew = listsOnly ? 0 : await sarP99(client);
     const firstRate = await inFlight(Math.min(1000, bindings), async (i) => void (await client.must('POST', `${RBAC}/namespaces/ns-${i % namespaces}/rolebindings`, roleBinding(`ns-${i % namespaces}`, `rb-${i}`), 201)));
     const started = performance.now();
     await inFlight(Math.max(0, bindings - 2000), async (j) => {
@@ -111,10 +115,12 @@ export async function runScaleBench(): Promise<void> {
     });
     await inFlight(clusterBindings, async (i) => void (await client.must('POST', `${RBAC}/clusterrolebindings`, clusterRoleBinding(`crb-${i}`), 201)));
     console.log(`  writes: ${((performance.now() - started) / 1000).toFixed(0)} s; creates/s at the start ${firstRate.toFixed(0)}, at the end ${lastRate.toFixed(0)} (ratio ${(lastRate / firstRate).toFixed(2)}, target >= 0.9)`);
-    const sarAtAll = await sarP99(client);
-    console.log(`  SubjectAccessReview p99: ${sarAtFew.toFixed(2)} ms with few bindings, ${sarAtAll.toFixed(2)} ms with all (ratio ${(sarAtAll / sarAtFew).toFixed(2)}, target <= 1.3)`);
-    const rar = await rarP99(client);
-    console.log(`  ResourceAccessReview over HTTPS, ${rar.subjects} subjects in the answer: p99 ${rar.p99.toFixed(1)} ms (target <= 50)`);
+    if (!listsOnly) {
+      const sarAtAll = await sarP99(client);
+      console.log(`  SubjectAccessReview p99: ${sarAtFew.toFixed(2)} ms with few bindings, ${sarAtAll.toFixed(2)} ms with all (ratio ${(sarAtAll / sarAtFew).toFixed(2)}, target <= 1.3)`);
+      const rar = await rarP99(client);
+      console.log(`  ResourceAccessReview over HTTPS, ${rar.subjects} subjects in the answer: p99 ${rar.p99.toFixed(1)} ms (target <= 50)`);
+    }
 
     // The full list, with /livez sampled while it is written, and its floor.
     const listUrl = `${server.url}${RBAC}/rolebindings`;
@@ -134,18 +140,13 @@ export async function runScaleBench(): Promise<void> {
     );
 
     // A paged walk, as every informer lists.
-    const pages: number[] = [];
-    const walkStarted = performance.now();
-    let token: string | undefined;
-    let listRevision = '';
-    do {
-      const pageStarted = performance.now();
-      const page = await client.must('GET', `${RBAC}/rolebindings?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, undefined, 200);
-      pages.push(performance.now() - pageStarted);
-      token = page.metadata.continue;
-      listRevision ||= page.metadata.resourceVersion;
-    } while (token);
-    const walkMs = performance.now() - walkStarted;
+    let walk = await pagedWalk(client);
+    for (let n = 1; n < walks; n++) {
+      const next = await pagedWalk(client);
+      console.log(`  paged walk ${n + 1}: ${next.ms.toFixed(0)} ms, page mean ${next.meanMs.toFixed(2)} ms, p99 ${next.p99Ms.toFixed(1)} ms`);
+      if (next.ms < walk.ms) walk = next;
+    }
+    const { ms: walkMs, listRevision } = walk;
     // The informer's watch from the list's revision: synced once its stream is open.
     const watchStarted = performance.now();
     await new Promise<void>((resolve, reject) => {
@@ -157,8 +158,9 @@ export async function runScaleBench(): Promise<void> {
     });
     const informerSyncMs = walkMs + (performance.now() - watchStarted);
     console.log(
-      `  paged walk: ${pages.length} pages in ${walkMs.toFixed(0)} ms (ratio to the full list ${(walkMs / full.ms).toFixed(2)}, target <= 1.5), page p99 ${percentile([...pages].sort((a, b) => a - b), 99).toFixed(1)} ms (target <= 20); informer synced in ${(informerSyncMs / 1000).toFixed(1)} s (target <= 5)`,
+      `  paged walk: ${walk.pages} pages in ${walkMs.toFixed(0)} ms (ratio to the faster full list ${(walkMs / Math.min(full.ms, again.ms)).toFixed(2)}, target <= 1.5), page mean ${walk.meanMs.toFixed(2)} ms, p99 ${walk.p99Ms.toFixed(1)} ms (target <= 20); informer synced in ${(informerSyncMs / 1000).toFixed(1)} s (target <= 5)`,
     );
+    if (listsOnly) return;
 
     const afterWrites = (await server.process.probe()).rssMiB;
     // What the lists and reviews left behind is garbage until V8 collects it (its memory reducer
@@ -177,6 +179,36 @@ export async function runScaleBench(): Promise<void> {
     await server.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Every RoleBinding in pages of 500, one after another on one kept-alive connection: each page
+ * timed until its last byte, as the full list is, its metadata (which comes before its items)
+ * read for the next page's token. BENCH_SCALE_PARSE_PAGES=1 parses every page whole, as an informer does.
+ */
+async function pagedWalk(client: RawClient): Promise<{ ms: number; pages: number; meanMs: number; p99Ms: number; listRevision: string }> {
+  const parseWhole = process.env.BENCH_SCALE_PARSE_PAGES === '1';
+  const pages: number[] = [];
+  const started = performance.now();
+  let token: string | undefined;
+  let listRevision = '';
+  do {
+    const pageStarted = performance.now();
+    const res = await client.send({ method: 'GET', path: `${RBAC}/rolebindings?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}` });
+    if (res.status !== 200) throw new Error(`paged walk: ${res.status} ${res.text.slice(0, 300)}`);
+    const metadata = parseWhole ? JSON.parse(res.text).metadata : listMetadata(res.text);
+    pages.push(performance.now() - pageStarted);
+    token = metadata.continue;
+    listRevision ||= metadata.resourceVersion;
+  } while (token);
+  const ms = performance.now() - started;
+  return { ms, pages: pages.length, meanMs: ms / pages.length, p99Ms: percentile(pages.sort((a, b) => a - b), 99), listRevision };
+}
+
+/** The metadata of a list's JSON, which is written before its items. */
+function listMetadata(text: string): { continue?: string; resourceVersion: string } {
+  const itemsAt = text.indexOf('"items":[');
+  return JSON.parse(`${text.slice(0, itemsAt)}"items":[]}`).metadata;
 }
 
 /** The floor of a full list: a bare Node HTTPS server sending the same bytes from memory. */
