@@ -8,6 +8,10 @@ const common = {
 };
 module.exports = {
   testTimeout: 60000,
+  // The suite runs in one worker process (\`--maxWorkers=1\`), recycled between test files once
+  // it holds more than this: every test file's VM context leaks part of its modules (a known
+  // Node/jest limitation), and in one process for the whole suite that grew past V8's heap limit.
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     {
