@@ -1,4 +1,4 @@
-import { Inject, Injectable, PipeTransform } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { errors } from '../../apimachinery/errors';
 import { SERVER_OPTIONS, ServerOptions } from '../../config/options';
@@ -20,7 +20,7 @@ export type Negotiated = Pick<TargetScope, 'rendering' | 'target' | 'response'>;
  * be gzip-compressed.
  */
 @Injectable()
-export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequest> {
+export class ContentNegotiationPipe {
   private readonly compression: boolean;
 
   constructor(
@@ -29,11 +29,6 @@ export class ContentNegotiationPipe implements PipeTransform<ApiRequest, ApiRequ
     @Inject(SERVER_OPTIONS) options: ServerOptions,
   ) {
     this.compression = options.featureGates.enabled('APIResponseCompression');
-  }
-
-  transform(req: ApiRequest): ApiRequest {
-    advanceScope<TargetScope>(req, this.negotiate(req));
-    return req;
   }
 
   /** What the pipe adds to the request's scope (a 406 has the kind's rendering in the scope already). */

@@ -1,8 +1,8 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { errors } from '../../apimachinery/errors';
 import { RequestWriteOptions } from '../../registry/options/request-options';
 import { parseGetOptions, parseListOptions, parseWatchOptions, Query } from '../../registry/options/read-options';
-import { advanceScope, ApiRequest, ResourceOptions, ResourceScope, WriteOptionsScope } from '../request/request-scope';
+import { ResourceOptions, WriteOptionsScope } from '../request/request-scope';
 import { TargetResolver } from '../request/target-resolver';
 
 /**
@@ -13,12 +13,8 @@ import { TargetResolver } from '../request/target-resolver';
  * handler receives the finished, frozen scope.
  */
 @Injectable()
-export class ResourceOptionsPipe implements PipeTransform<ApiRequest, ResourceScope> {
+export class ResourceOptionsPipe {
   constructor(private readonly resolver: TargetResolver) {}
-
-  transform(req: ApiRequest): ResourceScope {
-    return advanceScope<ResourceScope>(req, { options: this.optionsOf(req.scope as WriteOptionsScope, req.query as Query) });
-  }
 
   /** What the pipe adds to the request's scope: the typed options of what it does. */
   optionsOf(scope: Pick<WriteOptionsScope, 'info' | 'target' | 'write'>, query: Query): ResourceOptions {

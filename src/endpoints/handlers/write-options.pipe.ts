@@ -1,8 +1,8 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { parseRequestWriteOptions, RequestWriteOptions, WRITE_VERBS, WriteVerb } from '../../registry/options/request-options';
 import { Query } from '../../registry/options/read-options';
 import { deleteOptionsBody } from '../../runtime/serializer/protobuf/protobuf-body';
-import { advanceScope, ApiRequest, WriteOptionsScope } from '../request/request-scope';
+import { ApiRequest } from '../request/request-scope';
 
 /**
  * The write options of every write, parsed and checked once, with kube's Status for bad ones
@@ -12,12 +12,7 @@ import { advanceScope, ApiRequest, WriteOptionsScope } from '../request/request-
  * sees the query.
  */
 @Injectable()
-export class WriteOptionsPipe implements PipeTransform<ApiRequest, ApiRequest> {
-  transform(req: ApiRequest): ApiRequest {
-    advanceScope<WriteOptionsScope>(req, { write: this.writeOptionsOf(req) });
-    return req;
-  }
-
+export class WriteOptionsPipe {
   /** What the pipe adds to the request's scope: the write options of a write, none for a read. */
   writeOptionsOf(req: ApiRequest): RequestWriteOptions | undefined {
     const { verb } = req.scope.info;
